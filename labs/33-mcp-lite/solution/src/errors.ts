@@ -1,0 +1,83 @@
+// The one error type the client rejects with: a stable code from a closed union plus
+// the context a person needs to tell *why* (method, id, deadline, exit status, stderr).
+
+export type McpErrorCode =
+  | "MCP_INVALID_ARGUMENT" // bad constructor options or call input; raised before any spawn or write
+  | "MCP_SPAWN_FAILED" // executable missing / not executable; `cause` is the spawn error
+  | "MCP_NOT_INITIALIZED" // listTools/callTool before initialize() succeeded (or after the server died)
+  | "MCP_PROTOCOL_ERROR" // unparsable or invalid line, oversized line, unsupported protocol version
+  | "MCP_ERROR" // the server answered with a JSON-RPC error object
+  | "MCP_TIMEOUT"
+  | "MCP_ABORTED"
+  | "MCP_BUSY" // maxPending requests already in flight
+  | "MCP_PROCESS_EXIT" // the server process exited while requests were pending
+  | "CLIENT_CLOSED"; // close() was called
+
+/** Where in the client's life the failure happened. */
+export type McpErrorPhase = "spawn" | "handshake" | "request" | "transport" | "close";
+
+export interface McpErrorDetails {
+  cause?: unknown;
+  method?: string;
+  requestId?: number;
+  phase?: McpErrorPhase;
+  timeoutMs?: number;
+  remoteCode?: number;
+  data?: unknown;
+  exitCode?: number | null;
+  signal?: string | null;
+  stderr?: string;
+}
+
+/** Largest serialized size of a remote error's `data` kept on the error object. */
+export const MAX_ERROR_DATA_BYTES = 4 * 1024;
+
+export class McpError extends Error {
+  readonly code: McpErrorCode;
+  readonly method?: string;
+  readonly requestId?: number;
+  readonly phase?: McpErrorPhase;
+  readonly timeoutMs?: number;
+  readonly remoteCode?: number;
+  readonly data?: unknown;
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly stderr?: string;
+
+  constructor(code: McpErrorCode, message: string, details: McpErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "McpError";
+    this.code = code;
+    // Only own properties that carry information, so toMatchObject and logs stay readable.
+    const { cause: _cause, ...rest } = details;
+    for (const [key, value] of Object.entries(rest)) {
+      if (value !== undefined) Object.defineProperty(this, key, { value, enumerable: true });
+    }
+  }
+}
+
+// Keeps a remote error's data only when it is small; a hostile server must not be able to
+// make every log line that prints the error megabytes long.
+export function boundedErrorData(data: unknown): unknown {
+  if (data === undefined) return undefined;
+  let size: number;
+  try {
+    size = Buffer.byteLength(JSON.stringify(data) ?? "");
+  } catch {
+    return "[unserializable data omitted]";
+  }
+  return size <= MAX_ERROR_DATA_BYTES ? data : `[data omitted: ${size} bytes > ${MAX_ERROR_DATA_BYTES}]`;
+}
+
+// Turns an abort reason into a short, safe string: reasons are arbitrary objects and are
+// never echoed whole.
+export function describeReason(reason: unknown): string {
+  if (reason instanceof Error) return truncate(`${reason.name}: ${reason.message}`, 200);
+  if (typeof reason === "string") return truncate(reason, 200);
+  if (reason === undefined) return "aborted";
+  return Object.prototype.toString.call(reason);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

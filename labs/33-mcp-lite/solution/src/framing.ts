@@ -1,0 +1,92 @@
+// Newline-delimited framing: bytes in, complete lines out, with a byte cap that is
+// enforced before a line is ever held whole in memory.
+//
+// Lines are split on the byte 0x0A and decoded only once complete. UTF-8 never uses 0x0A
+// inside a multi-byte sequence, so a character split across two chunks is reassembled
+// correctly without a streaming decoder, and no chunk is ever decoded on its own.
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+export class LineTooLongError extends Error {
+  readonly limitBytes: number;
+  readonly seenBytes: number;
+  constructor(limitBytes: number, seenBytes: number) {
+    super(`line exceeds maxLineBytes (${limitBytes} bytes): at least ${seenBytes} bytes without a newline`);
+    this.name = "LineTooLongError";
+    this.limitBytes = limitBytes;
+    this.seenBytes = seenBytes;
+  }
+}
+
+export class LineDecoder {
+  readonly maxLineBytes: number;
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private failed = false;
+
+  constructor(maxLineBytes: number) {
+    this.maxLineBytes = maxLineBytes;
+  }
+
+  /** Bytes of an unfinished line currently buffered. */
+  get bufferedBytes(): number {
+    return this.partBytes;
+  }
+
+  // Feeds one chunk; returns the complete lines it finished (without "\n" or "\r\n",
+  // empty lines dropped). Throws LineTooLongError as soon as the current line is known to
+  // exceed the cap, having kept at most maxLineBytes of it.
+  push(chunk: Buffer): string[] {
+    if (this.failed) return [];
+    const lines: string[] = [];
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const pieceBytes = end - start;
+      // The cap counts every byte of the line except its "\n" (a "\r" before it counts).
+      if (this.partBytes + pieceBytes > this.maxLineBytes) {
+        const seen = this.partBytes + pieceBytes;
+        this.fail();
+        throw new LineTooLongError(this.maxLineBytes, seen);
+      }
+      if (newline === -1) {
+        this.parts.push(chunk.subarray(start));
+        this.partBytes += pieceBytes;
+        break;
+      }
+      const line = this.finish(chunk.subarray(start, newline));
+      if (line.length > 0) lines.push(line);
+      start = newline + 1;
+    }
+    return lines;
+  }
+
+  /** Drops whatever is buffered; later pushes are ignored. */
+  fail(): void {
+    this.failed = true;
+    this.parts = [];
+    this.partBytes = 0;
+  }
+
+  private finish(last: Buffer): string {
+    let bytes: Buffer;
+    if (this.parts.length === 0) {
+      bytes = last;
+    } else {
+      this.parts.push(last);
+      bytes = Buffer.concat(this.parts, this.partBytes + last.length);
+      this.parts = [];
+      this.partBytes = 0;
+    }
+    const length = bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
+    return bytes.toString("utf8", 0, length);
+  }
+}
+
+// Serializes one message as a single protocol line. JSON.stringify never emits a raw
+// newline (it escapes them inside strings), so the framing cannot be broken by content.
+export function encodeLine(message: unknown): string {
+  return `${JSON.stringify(message)}\n`;
+}

@@ -1,0 +1,90 @@
+// What a failing evidence test tells the learner, in Simplified Chinese (default) or
+// English (LAB_LANG=en). The grader shows these messages as they are.
+
+export type Lang = "zh" | "en";
+
+export const LANG: Lang = process.env.LAB_LANG === "en" ? "en" : "zh";
+
+const catalog = {
+  hung: {
+    zh: "挂起：{label} 在 {ms} ms 内既没有 resolve 也没有 reject",
+    en: "hung: {label} never settled within {ms} ms",
+  },
+  shouldReject: {
+    zh: "{label} 应该 reject，却 resolve 成了 {value}",
+    en: "{label} should have rejected, but resolved with {value}",
+  },
+  wrongCode: {
+    zh: "{label} 应以 code {expected} reject，实际是 {actual}",
+    en: "{label} should reject with code {expected}, got {actual}",
+  },
+  wrongValue: {
+    zh: "{label} 的结果应为 {expected}，实际是 {actual}",
+    en: "{label} should resolve with {expected}, got {actual}",
+  },
+  pendingLeft: {
+    zh: "{when}后 pendingCount 是 {count}，应为 0（pending map 里的记录没有删除）",
+    en: "after {when}, pendingCount is {count}; expected 0 (an entry was never deleted from the pending map)",
+  },
+  listenersLeft: {
+    zh: "{when}后 AbortSignal 上还挂着 {count} 个 abort 监听器（没有 removeEventListener）",
+    en: "after {when}, {count} abort listener(s) are still attached to the AbortSignal (never removed)",
+  },
+  timersLeft: {
+    zh: "{when}后客户端还留着 {count} 个计时器：{where}",
+    en: "after {when}, the client still holds {count} timer(s): {where}",
+  },
+  aliveAfterClose: {
+    zh: "close() 已 resolve，但进程 {pids} 仍然存活（没有等待退出，或没有结束子进程）",
+    en: "close() resolved but process(es) {pids} are still alive (close did not wait for exit, or did not stop them)",
+  },
+  wroteAfterAbort: {
+    zh: "signal 已经 abort，客户端仍把请求写给了服务器：{what}",
+    en: "the signal was already aborted, yet the client wrote the request to the server: {what}",
+  },
+  notInitializedAfterError: {
+    zh: "远端 JSON-RPC error 只是业务失败，客户端应保持 initialized=true 并继续工作",
+    en: "a JSON-RPC error is a business failure: the client should stay initialized and keep working",
+  },
+  restartedOnError: {
+    zh: "远端 error 后服务器被重启了（pid {before} → {after}），业务错误不应影响进程",
+    en: "the server was restarted after a remote error (pid {before} → {after}); a business error must not touch the process",
+  },
+  stillInitialized: {
+    zh: "服务器退出后 initialized 仍为 true",
+    en: "initialized is still true after the server exited",
+  },
+  exitDetails: {
+    zh: "MCP_PROCESS_EXIT 应带上 exitCode {code} 和 stderr 尾部（包含 {text}），实际 exitCode={actualCode}，stderr={actualStderr}",
+    en: "MCP_PROCESS_EXIT should carry exitCode {code} and the stderr tail (containing {text}); got exitCode={actualCode}, stderr={actualStderr}",
+  },
+  remoteDetails: {
+    zh: "MCP_ERROR 应保留远端 code {code} 与 data，实际 remoteCode={actualCode}，data={actualData}",
+    en: "MCP_ERROR should keep the remote code {code} and data; got remoteCode={actualCode}, data={actualData}",
+  },
+  lateAnswerMatched: {
+    zh: "超时请求的迟到响应被交给了新的请求：得到 {actual}",
+    en: "a late answer to a timed-out request was handed to a newer request: got {actual}",
+  },
+  notRestartable: {
+    zh: "服务器退出后再次 initialize() 应启动一个新的服务器进程",
+    en: "initialize() after the server exited should start a fresh server process",
+  },
+} as const;
+
+export type MessageKey = keyof typeof catalog;
+
+// Fills a catalog message with its parameters in the chosen language.
+export function msg(key: MessageKey, params: Record<string, unknown> = {}, lang: Lang = LANG): string {
+  return catalog[key][lang].replace(/\{(\w+)\}/g, (_, name: string) => show(params[name]));
+}
+
+function show(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+  } catch {
+    return String(value);
+  }
+}
