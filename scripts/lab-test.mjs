@@ -16,6 +16,6 @@ if (!existsSync(join(dir, "src", "mcp-client.ts"))) {
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const result = spawnSync(process.execPath, [vitest, "run", "--config", join(labDir, "vitest.config.ts"), ...rest], {
   stdio: "inherit",
-  env: { ...process.env, LAB_SUBMISSION: dir },
+  env: { LAB_TEST_FILES: "tests/lab.test.ts", ...process.env, LAB_SUBMISSION: dir },
 });
 process.exit(result.status ?? 1);

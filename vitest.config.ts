@@ -1,0 +1,29 @@
+// The project's whole suite: the lab's evidence tests (and probes) against the reference
+// solution, plus the project's own tests under tests/. `npm test` type-checks first.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      "labs/33-mcp-lite/vitest.config.ts",
+      {
+        test: {
+          name: "project",
+          include: ["tests/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          allowOnly: false,
+        },
+      },
+    ],
+    coverage: {
+      provider: "v8",
+      include: ["labs/33-mcp-lite/solution/src/**", "grader/**", "fixtures/**"],
+      exclude: ["**/*.test.ts", "grader/platforms/**"],
+      reporter: ["text-summary", "text", "json-summary"],
+      thresholds: {
+        "labs/33-mcp-lite/solution/src/**": { lines: 90, branches: 80 },
+      },
+    },
+  },
+});
