@@ -34,19 +34,20 @@ export const MAX_ERROR_DATA_BYTES = 4 * 1024;
 
 export class McpError extends Error {
   readonly code: McpErrorCode;
-  readonly method?: string;
-  readonly requestId?: number;
-  readonly phase?: McpErrorPhase;
-  readonly timeoutMs?: number;
-  readonly remoteCode?: number;
-  readonly data?: unknown;
-  readonly exitCode?: number | null;
-  readonly signal?: string | null;
-  readonly stderr?: string;
+  // `declare`: no field initializers, so only the details that were given become own
+  // (enumerable) properties.
+  declare readonly method?: string;
+  declare readonly requestId?: number;
+  declare readonly phase?: McpErrorPhase;
+  declare readonly timeoutMs?: number;
+  declare readonly remoteCode?: number;
+  declare readonly data?: unknown;
+  declare readonly exitCode?: number | null;
+  declare readonly signal?: string | null;
+  declare readonly stderr?: string;
 
   constructor(code: McpErrorCode, message: string, details: McpErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = "McpError";
     this.code = code;
     // Only own properties that carry information, so toMatchObject and logs stay readable.
     const { cause: _cause, ...rest } = details;
@@ -77,6 +78,8 @@ export function describeReason(reason: unknown): string {
   if (reason === undefined) return "aborted";
   return Object.prototype.toString.call(reason);
 }
+
+Object.defineProperty(McpError.prototype, "name", { value: "McpError", writable: true, configurable: true });
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
