@@ -1,5 +1,6 @@
 // The project's whole suite: the lab's evidence tests (and probes) against the reference
 // solution, plus the project's own tests under tests/. `npm test` type-checks first.
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -13,6 +14,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           allowOnly: false,
+          // Timers from the reference solution count as the client's (tests/support.ts).
+          env: { LAB_SUBMISSION_DIR: fileURLToPath(new URL("./labs/33-mcp-lite/solution", import.meta.url)) },
         },
       },
     ],
