@@ -93,7 +93,7 @@ describe("evidence/remote-error", () => {
 describe("evidence/timeout", () => {
   it("rejects with MCP_TIMEOUT, cleans up, and never hands the late answer to a newer call", async () => {
     // This server answers even after a cancellation notice, as one that already finished would.
-    const h = start({ extraArgs: ["--ignore-cancellation"] });
+    const h = start({ scenarios: ["ignore-cancellation"] });
     await within(h.client.initialize(), "initialize()");
     const never = await rejection(h.client.callTool("never", {}, { timeoutMs: 100 }), "callTool(never, 100 ms)");
     expectCode(never, "MCP_TIMEOUT", "callTool(never, 100 ms)");
