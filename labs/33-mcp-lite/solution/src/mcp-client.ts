@@ -250,8 +250,10 @@ export class McpClient {
       if (this.lifecycle === "starting" && this.server === server) {
         this.lifecycle = "idle";
         this.stopServer(server);
-        await this.stopping;
       }
+      // Whoever started the stop (this catch, a protocol fault, an exit), the caller
+      // hears of the failure only once the child is gone. close() does its own waiting.
+      if (this.lifecycle !== "closing" && this.lifecycle !== "closed") await this.stopping;
       throw error;
     }
   }
@@ -310,8 +312,13 @@ export class McpClient {
     this.counters.requests += 1;
     const line = `{"jsonrpc":"2.0","id":${id},"method":${methodJson},"params":${paramsJson}}\n`;
     const sent = server.send(line, () => this.markWritten(id));
-    if (sent === "dropped") {
-      this.pending.settle(id, { ok: false, error: this.failure ?? this.notReady(method) });
+    const record = this.pending.get(id);
+    if (sent === "dropped" && record) {
+      // The pipe already failed but the failure is not decided yet (see onWriteError):
+      // say what happened rather than "not initialized".
+      const error =
+        this.failure ?? contextual("MCP_PROTOCOL_ERROR", "the server's stdin is closed; the request was not sent", record, { phase: "transport" });
+      this.pending.settle(id, { ok: false, error });
     }
     return promise;
   }
@@ -471,6 +478,7 @@ export class McpClient {
         exitCode: info.exitCode,
         signal: info.signal,
         stderr: stderr.text,
+        stderrTruncated: stderr.truncated,
         phase: "transport",
       });
       const failure = this.failure;
@@ -479,6 +487,7 @@ export class McpClient {
           exitCode: info.exitCode,
           signal: info.signal,
           stderr: stderr.text,
+          stderrTruncated: stderr.truncated,
           phase: "transport",
         }),
       );
@@ -546,7 +555,9 @@ export class McpClient {
   }
 }
 
-// Builds a per-request error that names the request it ended.
+// Builds a per-request error that names the request it ended. Unless the server answered
+// (MCP_ERROR), it also says whether the server ever received the request: a written request
+// that ended without an answer may have run ("unknown"), and is never replayed.
 function contextual(
   code: McpErrorCode,
   message: string,
@@ -557,6 +568,7 @@ function contextual(
     ...details,
     method: record.method,
     requestId: record.id,
+    outcome: code === "MCP_ERROR" ? undefined : record.written ? "unknown" : "not-sent",
   });
 }
 
