@@ -16,6 +16,13 @@ export type McpErrorCode =
 /** Where in the client's life the failure happened. */
 export type McpErrorPhase = "spawn" | "handshake" | "request" | "transport" | "close";
 
+/**
+ * What a failed request may have done on the server: "not-sent" when its line never left
+ * the client, "unknown" when the server received it and may have executed it (a caller
+ * must not assume a side effect did not happen, nor replay it blindly).
+ */
+export type McpRequestOutcome = "not-sent" | "unknown";
+
 export interface McpErrorDetails {
   cause?: unknown;
   method?: string;
@@ -27,6 +34,9 @@ export interface McpErrorDetails {
   exitCode?: number | null;
   signal?: string | null;
   stderr?: string;
+  /** The stderr tail dropped earlier bytes. */
+  stderrTruncated?: boolean;
+  outcome?: McpRequestOutcome;
 }
 
 /** Largest serialized size of a remote error's `data` kept on the error object. */
@@ -45,6 +55,8 @@ export class McpError extends Error {
   declare readonly exitCode?: number | null;
   declare readonly signal?: string | null;
   declare readonly stderr?: string;
+  declare readonly stderrTruncated?: boolean;
+  declare readonly outcome?: McpRequestOutcome;
 
   constructor(code: McpErrorCode, message: string, details: McpErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
