@@ -22,8 +22,9 @@ abstract class NaiveConnection {
   protected child: ChildProcessWithoutNullStreams | undefined;
   protected nextId = 1;
   private readonly command: Command;
-  /** Set when the demo observes the child's exit; the naive clients themselves ignore it. */
-  exitSeen: { exitCode: number | null; signal: string | null } | undefined;
+  private markExited!: (info: { exitCode: number | null; signal: string | null }) => void;
+  /** Resolves when the child exits. Only the demo watches it; the naive clients ignore it. */
+  readonly exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => (this.markExited = resolve));
 
   constructor(command: Command) {
     this.command = command;
@@ -41,7 +42,7 @@ abstract class NaiveConnection {
     });
     child.stderr.resume();
     child.stdin.on("error", () => {}); // a demo must not crash on EPIPE
-    child.once("exit", (exitCode, signal) => (this.exitSeen = { exitCode, signal }));
+    child.once("exit", (exitCode, signal) => this.markExited({ exitCode, signal }));
     createInterface({ input: child.stdout }).on("line", (line) => this.onLine(line));
     this.child = child;
   }
