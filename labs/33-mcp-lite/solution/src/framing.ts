@@ -34,6 +34,7 @@ export class LineDecoder {
     return this.partBytes;
   }
 
+  // #region lesson:line-decoder-push
   // Feeds one chunk; returns the complete lines it finished (without "\n" or "\r\n",
   // empty lines dropped). Throws LineTooLongError as soon as the current line is known to
   // exceed the cap, having kept at most maxLineBytes of it.
@@ -62,6 +63,7 @@ export class LineDecoder {
     }
     return lines;
   }
+  // #endregion lesson:line-decoder-push
 
   /** Drops whatever is buffered; later pushes are ignored. */
   fail(): void {

@@ -134,6 +134,7 @@ export class McpClient {
     return { ...this.counters, stderrTruncated: truncated, lastExit: this.counters.lastExit && { ...this.counters.lastExit } };
   }
 
+  // #region lesson:initialize
   // Starts the server if none is healthy, performs the handshake once, and shares one
   // in-flight handshake between concurrent callers.
   async initialize(): Promise<InitializeResult> {
@@ -144,6 +145,7 @@ export class McpClient {
     });
     return this.handshake;
   }
+  // #endregion lesson:initialize
 
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
     this.assertOpen("tools/list");
@@ -178,6 +180,7 @@ export class McpClient {
     await this.request("ping", {}, call);
   }
 
+  // #region lesson:close
   // Refuses new calls, rejects every pending request with CLIENT_CLOSED, then runs the
   // shutdown ladder and resolves once the server process is gone. Idempotent; every
   // caller waits for the same shutdown.
@@ -198,6 +201,7 @@ export class McpClient {
     if (this.stopping) await this.stopping;
     this.lifecycle = "closed";
   }
+  // #endregion lesson:close
 
   private async runHandshake(): Promise<InitializeResult> {
     if (this.stopping) await this.stopping; // the previous server is still shutting down
@@ -278,6 +282,7 @@ export class McpClient {
     return server;
   }
 
+  // #region lesson:request
   // The order matters: validate and serialize, check for a pre-aborted signal and the
   // in-flight cap, take an id, register the record (timer, listener, map entry), and
   // only then write, so even an instant answer finds its entry.
@@ -322,6 +327,7 @@ export class McpClient {
     }
     return promise;
   }
+  // #endregion lesson:request
 
   private markWritten(id: number): boolean {
     const record = this.pending.get(id);
@@ -465,6 +471,7 @@ export class McpClient {
     }, EXIT_DRAIN_MS);
   }
 
+  // #region lesson:on-exit
   private onExit(server: ServerProcess, info: ExitInfo): void {
     if (server !== this.server) return;
     const expected = this.lifecycle === "closing" || this.failure !== undefined;
@@ -498,6 +505,7 @@ export class McpClient {
     if (this.lifecycle === "ready" || this.lifecycle === "starting") this.lifecycle = "idle";
     this.initResult = undefined;
   }
+  // #endregion lesson:on-exit
 
   // First termination reason wins: reject everything pending with it, go back to idle,
   // and stop the server. Pending requests are never replayed.

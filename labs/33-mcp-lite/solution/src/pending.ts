@@ -8,6 +8,7 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; error: Error }
 /** Why a request ended without an answer from the server, reported to `onExpire`. */
 export type ExpireReason = "timeout" | "abort";
 
+// #region lesson:pending-record
 export interface PendingRecord {
   readonly id: number;
   readonly method: string;
@@ -20,6 +21,7 @@ export interface PendingRecord {
   written?: boolean;
   onAbort?: () => void;
 }
+// #endregion lesson:pending-record
 
 export interface OpenOptions {
   timeoutMs: number;
@@ -45,6 +47,7 @@ export class PendingTable {
     return this.records.get(id);
   }
 
+  // #region lesson:pending-open
   // Registers a request and returns its promise. The record, its timer and its abort
   // listener exist before the caller writes anything, so an answer that arrives
   // "too fast" always finds its entry.
@@ -66,7 +69,9 @@ export class PendingTable {
       this.records.set(id, record);
     });
   }
+  // #endregion lesson:pending-open
 
+  // #region lesson:pending-settle
   // The single exit of every request: delete, clear the timer, remove the listener,
   // then resolve or reject. Returns false when the request had already ended.
   settle(id: number, outcome: Outcome): boolean {
@@ -82,7 +87,9 @@ export class PendingTable {
     else record.reject(outcome.error);
     return true;
   }
+  // #endregion lesson:pending-settle
 
+  // #region lesson:pending-reject-all
   // Rejects every request still pending, each with its own error. A snapshot of the ids
   // is taken first so a rejection handler that opens a new request cannot extend the loop.
   rejectAll(makeError: (record: PendingRecord) => Error): number {
@@ -94,4 +101,5 @@ export class PendingTable {
     }
     return count;
   }
+  // #endregion lesson:pending-reject-all
 }

@@ -85,10 +85,12 @@ export function classifyLine(line: string): Incoming {
   return { kind: "error-response", id: m.id, error: remote };
 }
 
+// #region lesson:is-request-id
 // A response id names a request only when it is a safe integer; "3" is not 3.
 export function isRequestId(id: unknown): id is number {
   return typeof id === "number" && Number.isSafeInteger(id) && id > 0;
 }
+// #endregion lesson:is-request-id
 
 // Checks an initialize result's shape; returns a reason when it is unusable.
 export function checkInitializeResult(result: unknown): string | undefined {

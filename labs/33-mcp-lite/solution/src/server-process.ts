@@ -13,6 +13,7 @@ export const GROUP_REAP_MS = 1_000;
 
 const isWindows = process.platform === "win32";
 
+// #region lesson:env-allowlist
 // Variables a program needs to start at all on each platform. Everything else of
 // process.env (tokens, proxies, HOME, debug switches) stays with the client.
 const ENV_ALLOWLIST: readonly string[] = isWindows
@@ -27,6 +28,7 @@ export function buildServerEnv(extra: Record<string, string>): Record<string, st
   }
   return { ...env, ...extra };
 }
+// #endregion lesson:env-allowlist
 
 export interface ExitInfo {
   exitCode: number | null;
@@ -101,6 +103,7 @@ export class ServerProcess {
   start(): Promise<void> {
     const { executable, args, cwd, env } = this.options;
     return new Promise<void>((resolve, reject) => {
+      // #region lesson:spawn
       const child = spawn(executable, args, {
         cwd,
         env,
@@ -110,6 +113,7 @@ export class ServerProcess {
         detached: !isWindows,
         windowsHide: true,
       });
+      // #endregion lesson:spawn
       this.child = child;
       const onSpawnError = (error: Error) => {
         child.removeListener("spawn", onSpawn);
@@ -145,6 +149,7 @@ export class ServerProcess {
     return !this.blocked && this.send(line) === "written";
   }
 
+  // #region lesson:stop-ladder
   // The shutdown ladder. Idempotent: every caller waits on the same exit.
   stop(graceMs: number): Promise<void> {
     if (this.stopping) return this.stopping;
@@ -159,6 +164,7 @@ export class ServerProcess {
     })();
     return this.stopping;
   }
+  // #endregion lesson:stop-ladder
 
   /** Synchronous last resort, for the client's own process exit. */
   killNow(): void {
