@@ -1,0 +1,204 @@
+// Renders results as the terminal table and as docs/performance.md. Both come from the
+// same BenchResults, so the document always says what the JSON says.
+
+import type { BenchResults, Cell, Row, Section, Unit } from "./results.ts";
+
+// Formats a value in its unit with sensible precision.
+export function formatValue(value: number, unit: Unit): string {
+  if (!Number.isFinite(value)) return "–";
+  switch (unit) {
+    case "us":
+      return `${value.toFixed(value < 100 ? 1 : 0)} µs`;
+    case "ms":
+      return `${value.toFixed(value < 10 ? 2 : value < 100 ? 1 : 0)} ms`;
+    case "s":
+      return `${value.toFixed(2)} s`;
+    case "MiB":
+      return `${value.toFixed(1)} MiB`;
+    case "calls/s":
+      return `${Math.round(value).toLocaleString("en-US")}/s`;
+  }
+}
+
+function formatBare(value: number, unit: Unit): string {
+  return formatValue(value, unit).replace(/ ?(µs|ms|s|MiB|\/s)$/, "");
+}
+
+export function formatCell(cell: Cell | undefined, unit: Unit): string {
+  if (!cell || !Number.isFinite(cell.median)) return cell?.note ? "n/a*" : "–";
+  const range = cell.runs.length > 1 ? ` (${formatBare(cell.min, unit)}–${formatBare(cell.max, unit)})` : "";
+  return `${formatValue(cell.median, unit)}${range}${cell.note ? "*" : ""}`;
+}
+
+export function formatRatio(row: Row, numerator: string, denominator: string): string {
+  const top = row.cells[numerator]?.median;
+  const bottom = row.cells[denominator]?.median;
+  if (top === undefined || bottom === undefined || !Number.isFinite(top) || !Number.isFinite(bottom) || bottom === 0) return "–";
+  return `${(top / bottom).toFixed(2)}×`;
+}
+
+function ratioLabel(section: Section, [numerator, denominator]: [string, string]): string {
+  const name = (key: string) => section.columns.find((column) => column.key === key)?.label ?? key;
+  return `${name(numerator)}/${name(denominator)}`;
+}
+
+function sectionGrid(section: Section): string[][] {
+  const header = ["", ...section.columns.map((column) => column.label), ...section.ratios.map((ratio) => ratioLabel(section, ratio))];
+  const body = section.rows.map((row) => [
+    `${row.label} (${row.better} is better)`,
+    ...section.columns.map((column) => formatCell(row.cells[column.key], row.unit)),
+    ...section.ratios.map(([numerator, denominator]) => formatRatio(row, numerator, denominator)),
+  ]);
+  return [header, ...body];
+}
+
+function cellNotes(section: Section): string[] {
+  const notes: string[] = [];
+  for (const row of section.rows) {
+    for (const column of section.columns) {
+      const note = row.cells[column.key]?.note;
+      if (note) notes.push(`* ${row.label}, ${column.label}: ${note}`);
+    }
+  }
+  return [...notes, ...section.notes];
+}
+
+// The terminal table: one block per section, columns padded.
+export function renderText(results: BenchResults): string {
+  const out: string[] = [];
+  out.push(
+    `Lab 33 MCP-lite benchmark · ${results.date} · ${results.mode} mode, ${results.config.runs} run(s) per figure · ` +
+      `median (min–max) over runs · ${results.machine.cpus}× ${results.machine.cpuModel}, Node ${results.machine.node}`,
+  );
+  for (const section of results.sections) {
+    const grid = sectionGrid(section);
+    const widths = grid[0]!.map((_, col) => Math.max(...grid.map((line) => line[col]!.length)));
+    out.push("", `## ${section.title}`);
+    for (const [index, line] of grid.entries()) {
+      out.push(line.map((text, col) => (col === 0 ? text.padEnd(widths[col]!) : text.padStart(widths[col]!))).join("  ").trimEnd());
+      if (index === 0) out.push(widths.map((width) => "-".repeat(width)).join("  "));
+    }
+    for (const note of cellNotes(section)) out.push(`  ${note}`);
+  }
+  out.push("", "## Goals");
+  for (const goal of results.goals) out.push(`${goalMark(goal.met)} ${goal.text}: ${goal.detail}`);
+  if (results.failures.length > 0) {
+    out.push("", "## Failed measurements");
+    for (const failure of results.failures) out.push(`- run ${failure.run}, ${failure.job}: ${failure.error}`);
+  }
+  out.push("", `Total wall time ${(results.durationMs / 1000).toFixed(1)} s.`);
+  return `${out.join("\n")}\n`;
+}
+
+function goalMark(met: boolean | null): string {
+  return met === null ? "[not measured]" : met ? "[met]   " : "[MISSED]";
+}
+
+function markdownTable(grid: string[][]): string[] {
+  const escape = (text: string) => text.replace(/\|/g, "\\|");
+  const [header, ...body] = grid;
+  return [
+    `| ${header!.map(escape).join(" | ")} |`,
+    `|${header!.map((_, col) => (col === 0 ? "---" : "---:")).join("|")}|`,
+    ...body.map((line) => `| ${line.map(escape).join(" | ")} |`),
+  ];
+}
+
+// docs/performance.md: the table, the machine, the date, the goals and how to reproduce.
+export function renderMarkdown(results: BenchResults, jsonPath: string): string {
+  const m = results.machine;
+  const c = results.config;
+  const out: string[] = [
+    "# Performance",
+    "",
+    `<!-- Generated by \`npm run bench\` from ${jsonPath}; edit bench/report.ts, not this file. -->`,
+    "",
+    "The reference `McpClient` (labs/33-mcp-lite/solution) measured beside the raw floor (an id-to-promise",
+    "map with no validation: the least a newline-JSON round trip over a pipe can cost in Node) and the",
+    "official `@modelcontextprotocol/sdk` client, all three talking to the same fast echo server",
+    "(bench/echo-server.mjs). Every figure is the median over runs with the range in brackets; ratios",
+    "divide medians taken in the same run, because this machine is noisy and only ratios carry over.",
+    "",
+    `- Date: ${results.date} (${results.mode} mode, wall time ${(results.durationMs / 1000).toFixed(0)} s)`,
+    `- Machine: ${m.cpus}× ${m.cpuModel}, ${Math.round(m.totalMemMiB / 1024)} GiB RAM, ${m.platform}/${m.arch}, Node ${m.node}, ` +
+      `load average at start ${m.loadAverageAtStart.map((value) => value.toFixed(2)).join(" / ")}`,
+    `- Settings: ${c.runs} runs per figure; ${c.rttCalls} sequential calls per run after a warm-up; ` +
+      `${c.burstCalls.toLocaleString("en-US")} calls at once; arguments of ${mib(c.argBytes[0])} and ${mib(c.argBytes[1])}; ` +
+      `a flood of ${mib(c.floodBytes)} with no newline; ${c.graderRuns} full grades per target`,
+    "",
+  ];
+  for (const section of results.sections) {
+    out.push(`## ${section.title}`, "", ...markdownTable(sectionGrid(section)), "");
+    const notes = cellNotes(section);
+    if (notes.length > 0) out.push(...notes.map((note) => (note.startsWith("*") ? `- \\${note}` : `- ${note}`)), "");
+  }
+  out.push("## Goals", "");
+  for (const goal of results.goals) {
+    out.push(`- **${goal.met === null ? "not measured" : goal.met ? "met" : "missed"}**: ${goal.text}. ${goal.detail}`);
+  }
+  if (results.failures.length > 0) {
+    out.push("", "## Failed measurements", "");
+    for (const failure of results.failures) out.push(`- run ${failure.run}, ${failure.job}: ${failure.error}`);
+  }
+  out.push(
+    "",
+    "## How the figures are taken",
+    "",
+    "- Each measurement runs in a fresh process (`bench/worker.ts`, started with `node --import tsx`), so",
+    "  peak memory is the kernel's high-water mark (getrusage maxRSS) for that measurement alone. Memory",
+    "  growth is that peak minus the RSS right before the work: an upper bound on what the work took. The",
+    "  baseline includes the tsx loader, the same for every client.",
+    "- Runs are interleaved (run 1 of every measurement, then run 2, …) and the order of measurements",
+    "  rotates between runs, so a slow minute on the machine hits every client alike.",
+    "- Cold start is spawn to the first `tools/list` answer, handshake included, in an already-loaded process.",
+    "- The round trip is one `echo` call awaited before the next; the burst issues every call before",
+    "  awaiting any. The reference client keeps its defaults except `maxPending`, raised to the burst size",
+    "  (its default of 256 would reject the rest with `MCP_BUSY`, which is its job).",
+    "- Big arguments go to a `length` tool that answers with the size, because the reference client's",
+    "  default `maxLineBytes` (1 MiB) would rightly refuse an echo of them; this measures the request path",
+    "  (stringify, write, backpressure) with default settings.",
+    "- The flood: the server starts an answer line and writes the rest with no newline, honouring",
+    "  backpressure. The raw floor is not run against it: it has no cap and would buffer all of it.",
+    "  The longest stall is the longest gap between ticks of a 1 ms interval timer while the work ran.",
+    "- The sequential round trip is also measured against the same server written with the SDK",
+    "  (bench/sdk-server.mjs), so client cost and server cost separate.",
+    "- Grades are `npm run grade -- [--solution] --json FILE`, spawn to exit, one after the other.",
+    "",
+    "## Reproduce",
+    "",
+    "```sh",
+    "npm ci",
+    "npm run bench                       # full run, under 3 minutes; writes bench/results/latest.json and this file",
+    "npm run bench -- --compare old.json # also prints each figure beside a saved earlier result",
+    "npm run bench -- --quick            # tiny smoke run (1 run, small sizes, no grades); writes nothing unless --out",
+    "```",
+    "",
+  );
+  return out.join("\n");
+}
+
+function mib(bytes: number): string {
+  return bytes >= 2 ** 20 ? `${+(bytes / 2 ** 20).toFixed(1)} MiB` : `${+(bytes / 1024).toFixed(1)} KiB`;
+}
+
+// Lists each figure beside the same figure of an earlier result file.
+export function renderComparison(before: BenchResults, after: BenchResults): string {
+  const out = [`Compared with ${before.date} (${before.mode} mode): before → after (after/before)`];
+  for (const section of after.sections) {
+    const old = before.sections.find((candidate) => candidate.id === section.id);
+    if (!old) continue;
+    out.push("", `## ${section.title}`);
+    for (const row of section.rows) {
+      const oldRow = old.rows.find((candidate) => candidate.id === row.id);
+      if (!oldRow) continue;
+      for (const column of section.columns) {
+        const now = row.cells[column.key]?.median;
+        const then = oldRow.cells[column.key]?.median;
+        if (now === undefined || then === undefined || !Number.isFinite(now) || !Number.isFinite(then)) continue;
+        const change = then === 0 ? "–" : `${(now / then).toFixed(2)}×`;
+        out.push(`${row.label}, ${column.label}: ${formatValue(then, row.unit)} → ${formatValue(now, row.unit)} (${change})`);
+      }
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
