@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { LineTooLongError } from "../../labs/33-mcp-lite/solution/src/framing.ts";
-import { failure, MiB, retainedBytes, sampleMemory, startClient, until, type Started } from "./support.ts";
+import { expectRetainedWithin, failure, MiB, sampleMemory, startClient, until, type Started } from "./support.ts";
 
 // Every fault test ends here: no request left, close() resolves, every pid gone.
 async function expectNothingLeft(s: Started): Promise<void> {
@@ -75,7 +75,7 @@ describe("fault battery", () => {
     await expect(never).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     // Peak includes garbage V8 has not collected yet; what survives a collection is the real bound.
     expect(peak.heapGrowth).toBeLessThan(maxLineBytes + 32 * MiB);
-    expect(retainedBytes() - peak.baseline).toBeLessThan(maxLineBytes + 4 * MiB);
+    await expectRetainedWithin(peak.baseline, maxLineBytes + 4 * MiB, "after the oversized line");
     await expectNothingLeft(s);
   });
 
@@ -103,7 +103,7 @@ describe("fault battery", () => {
     // lazy), so it only shows the flood was never held whole; what survives a collection is
     // the real bound.
     expect(peak.heapGrowth).toBeLessThan(48 * MiB);
-    expect(retainedBytes() - peak.baseline).toBeLessThan(maxStderrBytes + 4 * MiB);
+    await expectRetainedWithin(peak.baseline, maxStderrBytes + 4 * MiB, "after the stderr flood");
 
     const exit = await failure(s.client.callTool("exit", { code: 7, stderr: "last words 最后的话\n" }));
     expect(exit).toMatchObject({ code: "MCP_PROCESS_EXIT", exitCode: 7, stderrTruncated: true });

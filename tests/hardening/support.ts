@@ -64,6 +64,23 @@ export function retainedBytes(): number {
   return now.heapUsed + now.arrayBuffers;
 }
 
+// Waits until what survives a collection is within `bound` bytes of `baseline`. V8 frees
+// ArrayBuffer backing stores on a background sweeper after a collection, so memory that is
+// already garbage can still be counted for a moment; memory truly retained never drops,
+// and the poll fails after POLL_MS with the last figure.
+export async function expectRetainedWithin(baseline: number, bound: number, label: string): Promise<number> {
+  const deadline = Date.now() + POLL_MS;
+  let growth = retainedBytes() - baseline;
+  while (growth >= bound) {
+    if (Date.now() > deadline) {
+      throw new Error(`${label}: ${(growth / MiB).toFixed(1)} MiB still retained, bound ${(bound / MiB).toFixed(1)} MiB`);
+    }
+    await sleep(50);
+    growth = retainedBytes() - baseline;
+  }
+  return growth;
+}
+
 export interface MemoryPeak {
   /** heapUsed + arrayBuffers after a full collection when sampling started, in bytes. */
   baseline: number;

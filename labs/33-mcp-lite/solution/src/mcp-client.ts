@@ -38,6 +38,10 @@ export type ClientState = "idle" | "starting" | "ready" | "closing" | "closed";
 
 /** Counters for observability. They never record arguments or results. */
 export interface ClientMetrics {
+  /** Requests in flight right now. */
+  pending: number;
+  /** Request lines waiting for the server's stdin to drain right now. */
+  queuedWrites: number;
   requests: number;
   responses: number;
   remoteErrors: number;
@@ -56,12 +60,8 @@ export interface ClientMetrics {
   lastExit: (ExitInfo & { expected: boolean }) | null;
 }
 
-// Server notifications the client passes on; anything else is counted and ignored.
-const ACCEPTED_NOTIFICATIONS = new Set([
-  "notifications/message",
-  "notifications/progress",
-  "notifications/tools/list_changed",
-]);
+/** Replies to server requests queued behind a full pipe at most; later ones are dropped. */
+const MAX_QUEUED_REPLIES = 32;
 
 /** JSON-RPC "method not found", returned for server requests the client does not serve. */
 const METHOD_NOT_FOUND = -32601;
@@ -79,8 +79,10 @@ export class McpClient {
   private stopping: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private writeErrorTimer: ReturnType<typeof setTimeout> | undefined;
-  private notificationWindow = { startedAt: 0, count: 0 };
+  private notificationWindow = { startedAt: 0, count: 0, bytes: 0 };
   private readonly counters: ClientMetrics = {
+    pending: 0,
+    queuedWrites: 0,
     requests: 0,
     responses: 0,
     remoteErrors: 0,
@@ -131,7 +133,18 @@ export class McpClient {
 
   get metrics(): ClientMetrics {
     const truncated = this.counters.stderrTruncated || (this.server?.stderr.truncated ?? false);
-    return { ...this.counters, stderrTruncated: truncated, lastExit: this.counters.lastExit && { ...this.counters.lastExit } };
+    return {
+      ...this.counters,
+      pending: this.pending.size,
+      queuedWrites: this.queuedWrites,
+      stderrTruncated: truncated,
+      lastExit: this.counters.lastExit && { ...this.counters.lastExit },
+    };
+  }
+
+  /** Request lines waiting for the server's stdin to drain (backpressure). */
+  get queuedWrites(): number {
+    return this.server?.queuedLines ?? 0;
   }
 
   // #region lesson:initialize
@@ -257,7 +270,9 @@ export class McpClient {
       }
       // Whoever started the stop (this catch, a protocol fault, an exit), the caller
       // hears of the failure only once the child is gone. close() does its own waiting.
-      if (this.lifecycle !== "closing" && this.lifecycle !== "closed") await this.stopping;
+      // (Read through a widened type: the awaits above let close() change the state.)
+      const state: ClientState = this.lifecycle as ClientState;
+      if (state !== "closing" && state !== "closed") await this.stopping;
       throw error;
     }
   }
@@ -277,7 +292,7 @@ export class McpClient {
     this.server = server;
     this.decoder = decoder;
     this.failure = undefined;
-    this.notificationWindow = { startedAt: 0, count: 0 };
+    this.notificationWindow = { startedAt: 0, count: 0, bytes: 0 };
     this.counters.spawns += 1;
     return server;
   }
@@ -316,7 +331,11 @@ export class McpClient {
     });
     this.counters.requests += 1;
     const line = `{"jsonrpc":"2.0","id":${id},"method":${methodJson},"params":${paramsJson}}\n`;
-    const sent = server.send(line, () => this.markWritten(id));
+    const sent = server.send(
+      line,
+      () => this.markWritten(id),
+      () => this.pending.has(id),
+    );
     const record = this.pending.get(id);
     if (sent === "dropped" && record) {
       // The pipe already failed but the failure is not decided yet (see onWriteError):
@@ -350,6 +369,8 @@ export class McpClient {
   // Best effort: tell the server it may stop working on a request the caller gave up on.
   // Local cleanup already happened; a late answer will find no entry and be ignored.
   private onExpire(server: ServerProcess, record: PendingRecord, reason: ExpireReason): void {
+    // Never written: it leaves the send queue now and the server never hears of it.
+    if (!record.written) server.discardUnwanted();
     if (!record.written || record.method === "initialize" || server !== this.server) return;
     const notice = encodeLine({
       jsonrpc: "2.0",
@@ -377,6 +398,9 @@ export class McpClient {
 
   private handleLine(server: ServerProcess, line: string): void {
     const message = classifyLine(line);
+    if ((message.kind === "request" || message.kind === "notification") && !this.withinNotificationBudget(server, line)) {
+      return;
+    }
     switch (message.kind) {
       case "invalid":
         this.protocolFault(server, message.reason);
@@ -408,6 +432,9 @@ export class McpClient {
       }
       case "request":
         this.counters.serverRequests += 1;
+        // A server that keeps asking while it does not read our answers must not grow
+        // the send queue: past a few queued replies, later ones are dropped.
+        if (server.queuedLines >= MAX_QUEUED_REPLIES) return;
         server.send(
           encodeLine(
             message.method === "ping"
@@ -422,21 +449,38 @@ export class McpClient {
     }
   }
 
-  // Notifications never settle a request. Accepted ones reach onNotification; a server
-  // that sends more than maxNotificationsPerSecond is treated as broken.
-  private onNotification(server: ServerProcess, method: string, params: unknown): void {
+  // Unsolicited traffic (notifications and server requests) has a budget per second, by
+  // count and by bytes; a server over it is flooding and is stopped as a protocol fault.
+  private withinNotificationBudget(server: ServerProcess, line: string): boolean {
     const now = Date.now();
     const window = this.notificationWindow;
     if (now - window.startedAt >= 1000) {
       window.startedAt = now;
       window.count = 0;
+      window.bytes = 0;
     }
     window.count += 1;
-    if (window.count > this.options.maxNotificationsPerSecond) {
-      this.protocolFault(server, `notification flood: more than ${this.options.maxNotificationsPerSecond} per second`);
-      return;
+    window.bytes += Buffer.byteLength(line);
+    const { maxNotificationsPerSecond, maxNotificationBytesPerSecond } = this.options;
+    if (window.count > maxNotificationsPerSecond) {
+      this.protocolFault(server, `notification flood: more than ${maxNotificationsPerSecond} per second (maxNotificationsPerSecond)`);
+      return false;
     }
-    if (!ACCEPTED_NOTIFICATIONS.has(method)) {
+    if (window.bytes > maxNotificationBytesPerSecond) {
+      this.protocolFault(
+        server,
+        `notification flood: more than ${maxNotificationBytesPerSecond} bytes per second (maxNotificationBytesPerSecond)`,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  // Notifications never settle a request. Only what was negotiated reaches onNotification:
+  // progress whose token names a request in flight, log messages when the server declared
+  // `logging`, tools/list_changed when it declared `tools.listChanged`. The rest is counted.
+  private onNotification(_server: ServerProcess, method: string, params: unknown): void {
+    if (!this.negotiated(method, params)) {
       this.counters.ignoredNotifications += 1;
       return;
     }
@@ -445,6 +489,24 @@ export class McpClient {
       this.options.onNotification?.({ method, params });
     } catch {
       // A throwing listener must not break the protocol loop.
+    }
+  }
+
+  private negotiated(method: string, params: unknown): boolean {
+    const capabilities = this.initResult?.capabilities;
+    switch (method) {
+      case "notifications/progress": {
+        const token = isPlainObject(params) ? params.progressToken : undefined;
+        return isRequestId(token) && this.pending.has(token);
+      }
+      case "notifications/message":
+        return isPlainObject(capabilities?.logging);
+      case "notifications/tools/list_changed": {
+        const tools = capabilities?.tools;
+        return isPlainObject(tools) && tools.listChanged === true;
+      }
+      default:
+        return false;
     }
   }
 

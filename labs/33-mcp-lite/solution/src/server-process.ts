@@ -51,6 +51,8 @@ export interface ServerProcessOptions {
 interface QueuedLine {
   line: string;
   beforeWrite: (() => boolean) | undefined;
+  /** Says whether the line is still worth sending; false lets it leave the queue early. */
+  wanted: (() => boolean) | undefined;
 }
 
 // Processes still running, killed if the client's own process exits first, so a crashing
@@ -130,18 +132,29 @@ export class ServerProcess {
     });
   }
 
-  // Writes a line now, or queues it while the pipe is full (bounded by the caller's
-  // maxPending). `beforeWrite` runs right before the line is actually written and may
-  // veto it, so a request that timed out while queued is never sent ("ghost request").
-  send(line: string, beforeWrite?: () => boolean): "written" | "queued" | "dropped" {
+  // Writes a line now, or queues it while the pipe is full. `beforeWrite` runs right
+  // before the line is actually written and may veto it, so a request that timed out while
+  // queued is never sent ("ghost request"). `wanted` lets settled lines leave the queue
+  // without waiting for 'drain', so the queue holds at most the caller's live requests
+  // (maxPending) even when the server never reads again.
+  send(line: string, beforeWrite?: () => boolean, wanted?: () => boolean): "written" | "queued" | "dropped" {
     if (!this.child || this.exitInfo || this.writeFailed || this.stopping) return "dropped";
     if (this.blocked) {
-      this.queue.push({ line, beforeWrite });
+      this.discardUnwanted();
+      this.queue.push({ line, beforeWrite, wanted });
       return "queued";
     }
     if (beforeWrite && !beforeWrite()) return "dropped";
     this.write(line);
     return "written";
+  }
+
+  /** Drops queued lines that are no longer wanted; returns how many are left. */
+  discardUnwanted(): number {
+    if (this.queue.some((entry) => entry.wanted && !entry.wanted())) {
+      this.queue = this.queue.filter((entry) => !entry.wanted || entry.wanted());
+    }
+    return this.queue.length;
   }
 
   /** Sends only when the pipe has room right now; used for best-effort notices. */

@@ -17,6 +17,8 @@ export const DEFAULT_MAX_PENDING = 256;
 export const DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Default server notifications accepted per second before the server is stopped. */
 export const DEFAULT_MAX_NOTIFICATIONS_PER_SECOND = 1_000;
+/** Default bytes of server notifications (and server requests) accepted per second (1 MiB). */
+export const DEFAULT_MAX_NOTIFICATION_BYTES_PER_SECOND = 1024 * 1024;
 
 /** Protocol versions this client speaks, newest first; the first is requested. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ["2025-06-18", "2025-03-26", "2024-11-05"];
@@ -49,7 +51,9 @@ export interface McpClientOptions {
   maxRequestBytes?: number;
   /** Server notifications accepted per second; more is a protocol fault. Default: 1_000. */
   maxNotificationsPerSecond?: number;
-  /** Receives the server notifications the client accepts (progress, log messages). */
+  /** Bytes of server notifications and server requests accepted per second; more is a protocol fault. Default: 1 MiB. */
+  maxNotificationBytesPerSecond?: number;
+  /** Receives the notifications the client accepts: progress for a live request, log messages if the server declared logging, tools/list_changed if it declared tools.listChanged. */
   onNotification?: (notification: ServerNotification) => void;
   /** Product name and version sent as clientInfo. Default: lab33-mcp-lite-client 1.0.0. */
   clientInfo?: { name: string; version: string };
@@ -67,6 +71,7 @@ export interface ResolvedOptions {
   maxPending: number;
   maxRequestBytes: number;
   maxNotificationsPerSecond: number;
+  maxNotificationBytesPerSecond: number;
   onNotification: ((notification: ServerNotification) => void) | undefined;
   clientInfo: { name: string; version: string };
 }
@@ -116,6 +121,12 @@ export function resolveOptions(options: McpClientOptions): ResolvedOptions {
       options.maxNotificationsPerSecond,
       DEFAULT_MAX_NOTIFICATIONS_PER_SECOND,
       1_000_000_000,
+    ),
+    maxNotificationBytesPerSecond: positiveInteger(
+      "maxNotificationBytesPerSecond",
+      options.maxNotificationBytesPerSecond,
+      DEFAULT_MAX_NOTIFICATION_BYTES_PER_SECOND,
+      2 ** 40,
     ),
     onNotification: options.onNotification,
     clientInfo: { name: clientInfo.name, version: clientInfo.version },

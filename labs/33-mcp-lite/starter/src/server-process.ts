@@ -43,8 +43,11 @@ export class ServerProcess {
   start(): Promise<void> {
     return todo("process: spawn 并区分 ENOENT / EACCES");
   }
-  send(_line: string, _beforeWrite?: () => boolean): "written" | "queued" | "dropped" {
+  send(_line: string, _beforeWrite?: () => boolean, _wanted?: () => boolean): "written" | "queued" | "dropped" {
     return todo("process: write 返回 false 时排队等待 drain");
+  }
+  discardUnwanted(): number {
+    return todo("process: 已 settle 的排队请求立即出队");
   }
   sendIfIdle(_line: string): boolean {
     return todo("process: 尽力发送的通知");
