@@ -83,6 +83,7 @@ abstract class NaiveConnection {
   }
 }
 
+// #region lesson:slot-client
 // The lesson's failing implementation: one "current" resolver. The second call overwrites
 // the first one's resolver, so the first promise can never settle.
 export class SlotClient extends NaiveConnection {
@@ -99,7 +100,9 @@ export class SlotClient extends NaiveConnection {
     this.currentResolve?.(JSON.parse(line).result);
   }
 }
+// #endregion lesson:slot-client
 
+// #region lesson:fifo-client
 // "Fixes" the overwrite with a queue: every call gets an answer, but the answers are handed
 // out in the order the calls were sent, so an out-of-order server swaps them.
 export class FifoClient extends NaiveConnection {
@@ -114,6 +117,7 @@ export class FifoClient extends NaiveConnection {
     this.waiting.shift()?.(JSON.parse(line).result);
   }
 }
+// #endregion lesson:fifo-client
 
 interface NaiveEntry {
   resolve: (value: unknown) => void;

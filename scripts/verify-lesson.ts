@@ -1,0 +1,324 @@
+// `npm run verify:lesson -- 33 [--lang zh|en] [--json FILE]`: checks one lesson as a whole.
+//   1. the lesson file is there, with every section the course requires and every anchor
+//      the lab manifest's hints point to;
+//   2. its code excerpts match the regions of the real files they quote;
+//   3. the lab manifest (labs/<lab>/lab.ts) is valid;
+//   4. the starter still carries its TODO(...) markers;
+//   5. the grader passes the reference solution on every evidence, rubric and orphan check;
+//   6. the grader fails the starter on exactly the checks the manifest pins;
+//   7. every shell command in the lesson runs as the lesson says.
+// A step that cannot run (no grader yet, for instance) is a failure, never a silent pass.
+// Exit status: 0 when every step passed, 1 otherwise, 2 on bad usage.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { extractCommands, LESSON_RUN_ENV, runCommand } from "../lessons/tools/commands.ts";
+import { checkSnippets, ROOT } from "../lessons/tools/snippets.ts";
+
+type Lang = "zh" | "en";
+type Status = "pass" | "fail" | "skip";
+
+interface Step {
+  id: string;
+  title: string;
+  status: Status;
+  details: string[];
+  elapsedMs: number;
+}
+
+/** Anchors every lesson must have: one per required part of the course. */
+export const REQUIRED_ANCHORS = [
+  "deliverable", "on-the-job", "prerequisites", "principle", "lab", "failing", "key-points",
+  "pending-record", "request-order", "id-matching", "settle", "timeout", "abort", "remote-error",
+  "handshake", "process-exit", "close", "spawn", "framing", "stderr", "backpressure",
+  "untrusted-metadata", "verify", "failure-cases", "case-1", "case-2", "case-3", "homework",
+  "rubric", "trade-offs", "next",
+] as const;
+
+/** Check ids the contract requires of every grade. */
+export const REQUIRED_CHECKS = [
+  "evidence/happy-path", "evidence/out-of-order", "evidence/remote-error", "evidence/timeout",
+  "evidence/abort", "evidence/server-exit", "rubric/id-matching", "rubric/lifecycle",
+  "rubric/process", "rubric/handshake", "probe/orphans",
+] as const;
+
+/** Deadline for one grader run, in ms. */
+const GRADE_TIMEOUT_MS = 300_000;
+
+const TITLES: Record<string, { zh: string; en: string }> = {
+  lesson: { zh: "课程文件与章节", en: "lesson file and sections" },
+  snippets: { zh: "代码摘录与源码一致", en: "code excerpts match their sources" },
+  manifest: { zh: "实验清单 lab.ts 有效", en: "lab manifest lab.ts is valid" },
+  todos: { zh: "starter 的 TODO 标记", en: "starter TODO markers" },
+  solution: { zh: "参考实现通过全部证据、rubric 与孤儿检查", en: "the solution passes every evidence, rubric and orphan check" },
+  starter: { zh: "starter 恰好失败预期的检查", en: "the starter fails exactly the pinned checks" },
+  commands: { zh: "课程中的命令都能运行", en: "the lesson's commands run" },
+};
+
+export function anchorsOf(markdown: string): Set<string> {
+  return new Set([...markdown.matchAll(/<a id="([\w-]+)"><\/a>/g)].map((m) => m[1]!));
+}
+
+// Finds lessons/<N>-*/ and labs/<N>-*/ for a lesson number or a full lab id.
+function locate(arg: string): { lessonDir: string; labDir: string; labId: string } | string {
+  const pick = (parent: string) =>
+    readdirSync(join(ROOT, parent)).find((name) => name === arg || name.startsWith(`${arg}-`));
+  const lesson = pick("lessons");
+  const lab = pick("labs");
+  if (!lesson) return `no lessons/${arg}-* folder`;
+  if (!lab) return `no labs/${arg}-* folder`;
+  return { lessonDir: join(ROOT, "lessons", lesson), labDir: join(ROOT, "labs", lab), labId: lab };
+}
+
+async function timed(id: string, lang: Lang, run: () => Promise<{ status: Status; details: string[] }>): Promise<Step> {
+  const started = Date.now();
+  let outcome: { status: Status; details: string[] };
+  try {
+    outcome = await run();
+  } catch (error) {
+    outcome = { status: "fail", details: [String((error as Error)?.stack ?? error)] };
+  }
+  return { id, title: TITLES[id]![lang], ...outcome, elapsedMs: Date.now() - started };
+}
+
+function checkLesson(lessonDir: string, manifest: any): { status: Status; details: string[] } {
+  const file = join(lessonDir, "README.md");
+  if (!existsSync(file)) return { status: "fail", details: [`missing ${file}`] };
+  const text = readFileSync(file, "utf8");
+  const anchors = anchorsOf(text);
+  const details: string[] = [];
+  for (const anchor of REQUIRED_ANCHORS) if (!anchors.has(anchor)) details.push(`missing section anchor #${anchor}`);
+  if (!text.includes("```mermaid") || !text.includes("sequenceDiagram")) details.push("missing the sequence diagram");
+  for (const check of manifest?.checks ?? []) {
+    const [path, anchor] = String(check.lesson ?? "").split("#");
+    if (!path || !anchor) continue;
+    if (resolve(ROOT, path) !== file) continue;
+    if (!anchors.has(anchor)) details.push(`${check.id}: hint points to #${anchor}, which the lesson does not have`);
+  }
+  return { status: details.length === 0 ? "pass" : "fail", details };
+}
+
+function checkManifest(labDir: string, labId: string, manifest: any): { status: Status; details: string[] } {
+  const details: string[] = [];
+  if (!manifest) return { status: "fail", details: ["labs/<lab>/lab.ts did not load (see above)"] };
+  if (manifest.id !== labId) details.push(`id is ${JSON.stringify(manifest.id)}, expected ${labId}`);
+  for (const key of ["starter", "solution"]) {
+    const dir = join(labDir, String(manifest[key]));
+    if (!existsSync(join(dir, String(manifest.entry)))) details.push(`${key}: no ${manifest.entry} in ${dir}`);
+  }
+  for (const f of [...(manifest.evidenceFiles ?? []), ...(manifest.probeFiles ?? [])]) {
+    if (!existsSync(join(labDir, f))) details.push(`test file ${f} does not exist`);
+  }
+  if (!existsSync(join(labDir, String(manifest.vitestConfig)))) details.push(`vitestConfig ${manifest.vitestConfig} does not exist`);
+  const checks: any[] = Array.isArray(manifest.checks) ? manifest.checks : [];
+  const ids = new Set(checks.map((c) => c.id));
+  if (ids.size !== checks.length) details.push("check ids are not unique");
+  for (const id of REQUIRED_CHECKS) if (!ids.has(id)) details.push(`missing check ${id}`);
+  for (const check of checks) {
+    if (!(typeof check.weight === "number" && check.weight >= 0)) details.push(`${check.id}: weight must be a number >= 0`);
+    for (const field of ["title", "hint"]) {
+      if (!check[field]?.zh || !check[field]?.en) details.push(`${check.id}: ${field} needs zh and en`);
+    }
+  }
+  for (const side of ["solution", "starter"]) {
+    const pinned = manifest.expected?.[side];
+    if (!pinned) {
+      details.push(`expected.${side} is missing`);
+      continue;
+    }
+    for (const check of checks) {
+      if (check.kind === "homework") continue;
+      if (!(check.id in pinned)) details.push(`expected.${side} does not pin ${check.id}`);
+    }
+  }
+  return { status: details.length === 0 ? "pass" : "fail", details };
+}
+
+function checkTodos(labDir: string, manifest: any): { status: Status; details: string[] } {
+  const dir = join(labDir, String(manifest?.starter ?? "starter"), "src");
+  if (!existsSync(dir)) return { status: "fail", details: [`missing ${dir}`] };
+  const markers: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const text = readFileSync(join(dir, name), "utf8");
+    for (const m of text.matchAll(/TODO\(([^)]+)\)/g)) markers.push(m[1]!);
+  }
+  const details = [`${markers.length} TODO(...) markers, ${new Set(markers).size} distinct`];
+  const required = "实现 MCP pending request map";
+  if (!markers.includes(required)) return { status: "fail", details: [...details, `missing TODO(${required})`] };
+  return { status: "pass", details };
+}
+
+// Runs the grader in a child and reads its --json result.
+function grade(args: string[], lang: Lang): Promise<{ exitCode: number | null; result: any; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "lab33-verify-"));
+  const json = join(dir, "result.json");
+  const tsx = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), ...args, "--json", json, "--lang", lang], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }, GRADE_TIMEOUT_MS);
+    child.once("close", (exitCode) => {
+      clearTimeout(timer);
+      let result: any;
+      try {
+        result = JSON.parse(readFileSync(json, "utf8"));
+      } catch {
+        result = undefined;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      done({ exitCode, result, output });
+    });
+  });
+}
+
+function graderMissing(): { status: Status; details: string[] } | undefined {
+  if (existsSync(join(ROOT, "grader", "cli.ts"))) return undefined;
+  return { status: "fail", details: ["NOT RUN: grader/cli.ts does not exist yet, so this step could not be checked"] };
+}
+
+async function checkSolution(lang: Lang, manifest: any): Promise<{ status: Status; details: string[] }> {
+  const missing = graderMissing();
+  if (missing) return missing;
+  const { exitCode, result, output } = await grade(["--solution"], lang);
+  if (!result) return { status: "fail", details: [`the grader wrote no result (exit ${exitCode})`, tail(output)] };
+  const details: string[] = [`status ${result.status}, score ${result.score}/${result.maxScore}, exit ${exitCode}`];
+  const checks: any[] = result.checks ?? [];
+  const byId = new Map(checks.map((c) => [c.id, c]));
+  const graded = (manifest?.checks ?? []).filter((c: any) => c.kind !== "homework").map((c: any) => c.id);
+  for (const id of new Set([...REQUIRED_CHECKS, ...graded])) {
+    const check = byId.get(id);
+    if (!check) details.push(`${id}: missing from the result`);
+    else if (check.status !== "pass") details.push(`${id}: ${check.status}: ${check.message ?? ""}`);
+  }
+  const ok = exitCode === 0 && result.status === "pass" && details.length === 1;
+  return { status: ok ? "pass" : "fail", details };
+}
+
+async function checkStarter(lang: Lang, manifest: any): Promise<{ status: Status; details: string[] }> {
+  const missing = graderMissing();
+  if (missing) return missing;
+  const pinned: Record<string, string> | undefined = manifest?.expected?.starter;
+  if (!pinned) return { status: "fail", details: ["the manifest pins no expected.starter statuses"] };
+  const { exitCode, result, output } = await grade([], lang);
+  if (!result) return { status: "fail", details: [`the grader wrote no result (exit ${exitCode})`, tail(output)] };
+  const byId = new Map((result.checks ?? []).map((c: any) => [c.id, c.status]));
+  const failing = [...byId].filter(([, s]) => s !== "pass").map(([id]) => id);
+  const details: string[] = [`status ${result.status}, exit ${exitCode}; failing: ${failing.join(", ") || "none"}`];
+  for (const [id, want] of Object.entries(pinned)) {
+    const got = byId.get(id);
+    if (got !== want) details.push(`${id}: pinned ${want}, got ${got ?? "missing"}`);
+  }
+  const ok = exitCode === 1 && result.status === "fail" && details.length === 1;
+  return { status: ok ? "pass" : "fail", details };
+}
+
+async function checkCommands(lessonDir: string): Promise<{ status: Status; details: string[] }> {
+  if (process.env[LESSON_RUN_ENV] === "1") {
+    return { status: "skip", details: ["not re-run: this verify:lesson was itself started by a lesson-command run, which runs them"] };
+  }
+  const commands = extractCommands(readFileSync(join(lessonDir, "README.md"), "utf8"));
+  const details: string[] = [];
+  let failed = false;
+  for (const command of commands) {
+    if (/npm run verify:lesson\b/.test(command.command)) {
+      details.push(`line ${command.line}: ${command.command}: not re-run (it is the command running now)`);
+      continue;
+    }
+    const outcome = await runCommand(command, ROOT);
+    details.push(`line ${command.line}: ${command.command}: ${outcome.ok ? "ok" : `FAILED (${outcome.problem})`} in ${outcome.elapsedMs} ms`);
+    if (!outcome.ok) {
+      failed = true;
+      details.push(tail(outcome.output));
+    }
+  }
+  if (commands.length === 0) return { status: "fail", details: ["the lesson has no ```bash commands"] };
+  return { status: failed ? "fail" : "pass", details };
+}
+
+function tail(text: string, lines = 15): string {
+  return text.trimEnd().split("\n").slice(-lines).map((l) => `      | ${l}`).join("\n");
+}
+
+async function loadManifest(labDir: string): Promise<{ manifest: any; error?: string }> {
+  const file = join(labDir, "lab.ts");
+  if (!existsSync(file)) return { manifest: undefined, error: `missing ${file}` };
+  try {
+    const mod = await import(pathToFileURL(file).href);
+    return { manifest: mod.default ?? mod.lab };
+  } catch (error) {
+    return { manifest: undefined, error: String((error as Error)?.message ?? error) };
+  }
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  let lang: Lang = "zh";
+  let json: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--lang") lang = argv[++i] === "en" ? "en" : "zh";
+    else if (argv[i] === "--json") json = argv[++i];
+    else positional.push(argv[i]!);
+  }
+  if (positional.length !== 1) {
+    console.error("usage: npm run verify:lesson -- <lesson number, e.g. 33> [--lang zh|en] [--json FILE]");
+    return 2;
+  }
+  const where = locate(positional[0]!);
+  if (typeof where === "string") {
+    console.error(where);
+    return 2;
+  }
+  const { lessonDir, labDir, labId } = where;
+  const { manifest, error } = await loadManifest(labDir);
+
+  const steps: Step[] = [];
+  const report = (step: Step) => {
+    steps.push(step);
+    const mark = step.status === "pass" ? "✔" : step.status === "skip" ? "–" : "✘";
+    const word = { pass: lang === "zh" ? "通过" : "pass", fail: lang === "zh" ? "失败" : "FAIL", skip: lang === "zh" ? "跳过" : "skipped" }[step.status];
+    console.log(`${mark} [${word}] ${step.title} (${step.elapsedMs} ms)`);
+    for (const line of step.details) console.log(line.startsWith("      |") ? line : `    ${line}`);
+  };
+  console.log(lang === "zh" ? `检查第 ${positional[0]} 课：${labId}` : `Verifying lesson ${positional[0]}: ${labId}`);
+  report(await timed("lesson", lang, async () => checkLesson(lessonDir, manifest)));
+  report(
+    await timed("snippets", lang, async () => {
+      const { count, problems } = checkSnippets(join(lessonDir, "README.md"));
+      const details = [`${count} excerpt(s)`, ...problems.map((p) => p.message)];
+      if (problems.length > 0) details.push("fix: npx tsx lessons/tools/snippets.ts --write");
+      return { status: problems.length === 0 && count > 0 ? "pass" : "fail", details };
+    }),
+  );
+  report(await timed("manifest", lang, async () => (error ? { status: "fail", details: [error] } : checkManifest(labDir, labId, manifest))));
+  report(await timed("todos", lang, async () => checkTodos(labDir, manifest)));
+  report(await timed("solution", lang, () => checkSolution(lang, manifest)));
+  report(await timed("starter", lang, () => checkStarter(lang, manifest)));
+  report(await timed("commands", lang, () => checkCommands(lessonDir)));
+
+  const failed = steps.filter((s) => s.status === "fail");
+  console.log(
+    failed.length === 0
+      ? lang === "zh" ? "结论：本课自检通过。" : "Verdict: the lesson verifies."
+      : lang === "zh" ? `结论：${failed.length} 项失败：${failed.map((s) => s.id).join(", ")}` : `Verdict: ${failed.length} step(s) failed: ${failed.map((s) => s.id).join(", ")}`,
+  );
+  if (json) writeFileSync(json, `${JSON.stringify({ lesson: labId, ok: failed.length === 0, steps }, null, 2)}\n`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();
