@@ -1,0 +1,38 @@
+// Setup file the grader adds to every grading run (it runs in each vitest worker, next to
+// the lab's own setup). Per test it names the running test for the fixture workspaces'
+// records, and after the test's own cleanup it catches processes the submission started
+// itself: any live descendant of this worker that did not exist when the test began.
+// Those are SIGKILLed and written, with the test's name, to $LAB_STRAY_LOG.
+
+import { appendFileSync } from "node:fs";
+import { beforeEach } from "vitest";
+import { commandLine, descendants, killAndWait } from "../procs.ts";
+
+const strayLog = process.env.LAB_STRAY_LOG;
+
+beforeEach((ctx) => {
+  const name = [...ancestorNames(ctx.task), ctx.task.name].join(" > ");
+  process.env.LAB_CURRENT_TEST = name;
+  const before = new Set(descendants(process.pid).map((p) => p.pid));
+  // Registered before the test body registers its own cleanup, so (hooks run as a stack)
+  // this runs last: after the harness closed the client and killed what the fixture recorded.
+  ctx.onTestFinished(async () => {
+    const strays = descendants(process.pid).filter((p) => !before.has(p.pid));
+    if (strays.length > 0) {
+      const records = strays.map((p) => ({ test: name, pid: p.pid, command: commandLine(p.pid) }));
+      await killAndWait(strays.map((p) => p.pid));
+      if (strayLog) for (const record of records) appendFileSync(strayLog, `${JSON.stringify(record)}\n`);
+    }
+    delete process.env.LAB_CURRENT_TEST;
+  });
+});
+
+function ancestorNames(task: { suite?: { name: string; suite?: unknown } }): string[] {
+  const names: string[] = [];
+  let suite = task.suite as { name: string; suite?: unknown } | undefined;
+  while (suite && suite.name) {
+    names.unshift(suite.name);
+    suite = suite.suite as typeof suite;
+  }
+  return names;
+}

@@ -1,0 +1,130 @@
+// npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
+//                  [--format text|json|markdown|gradescope|exercism|junit] [--out FILE]
+//                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX]]
+//                  [--deadline-ms N] [--hang-ms N] [--keep]
+// Exit status: 0 pass, 1 fail, 2 could not grade (CONTRACT §2). The --json file is
+// written in every case, even when grading itself broke.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runBatch } from "./batch.ts";
+import { grade, loadManifest } from "./grade.ts";
+import type { Lang } from "./manifest.ts";
+import { FORMATS, render, type Format } from "./report/index.ts";
+import { exitCodeOf, type GradeResult } from "./result.ts";
+
+const USAGE = `usage: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
+       [--format text|json|markdown|gradescope|exercism|junit] [--out FILE] [--seed N] [--lang zh|en]
+       [--batch DIR [--workers N] [--gradebook PREFIX]] [--deadline-ms N] [--hang-ms N] [--keep]`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      lab: { type: "string", default: "33-mcp-lite" },
+      submission: { type: "string" },
+      solution: { type: "boolean", default: false },
+      json: { type: "string" },
+      format: { type: "string", default: "text" },
+      out: { type: "string" },
+      seed: { type: "string" },
+      lang: { type: "string", default: "zh" },
+      batch: { type: "string" },
+      workers: { type: "string" },
+      gradebook: { type: "string" },
+      "deadline-ms": { type: "string" },
+      "hang-ms": { type: "string" },
+      keep: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const lang = values.lang === "en" ? "en" : values.lang === "zh" ? "zh" : undefined;
+  if (!lang) throw new UsageError(`--lang must be zh or en, got ${values.lang}`);
+  const format = values.format as Format;
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
+  const seed = values.seed === undefined ? undefined : integer("--seed", values.seed);
+  if (values.solution && values.submission) throw new UsageError("give --submission or --solution, not both");
+  const common = {
+    lab: values.lab,
+    lang: lang as Lang,
+    seed,
+    deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"]),
+    hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"]),
+    keep: values.keep,
+  };
+
+  if (values.batch) {
+    const summary = await runBatch({
+      ...common,
+      dir: resolve(values.batch),
+      workers: values.workers === undefined ? undefined : integer("--workers", values.workers),
+      gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
+      onResult: (name, result) => process.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
+    });
+    process.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
+    return summary.results.some((r) => r.result.status === "error") ? 2 : 0;
+  }
+
+  let submission = values.submission ? resolve(values.submission) : undefined;
+  if (values.solution) {
+    const { manifest, labDir } = await loadManifest(values.lab!);
+    submission = join(labDir, manifest.solution);
+  }
+  let result: GradeResult;
+  try {
+    result = await grade({ ...common, submission });
+  } catch (error) {
+    // Grading itself broke: still write a result file, and say so.
+    result = {
+      version: 1,
+      lab: values.lab!,
+      status: "error",
+      score: 0,
+      maxScore: 0,
+      bonus: { score: 0, maxScore: 0 },
+      seed: seed ?? 0,
+      lang: lang as Lang,
+      message: `grader failure: ${(error as Error).stack ?? String(error)}`,
+      submission: submission ?? "",
+      startedAt: new Date().toISOString(),
+      durationMs: 0,
+      checks: [],
+    };
+  }
+  if (values.json) writeOut(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  const text = render(result, format);
+  if (values.out) writeOut(values.out, text);
+  process.stdout.write(text);
+  return exitCodeOf(result.status);
+}
+
+class UsageError extends Error {}
+
+function integer(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} needs a non-negative integer, got ${value}`);
+  return n;
+}
+
+function writeOut(file: string, text: string): void {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`${error instanceof UsageError ? error.message : (error as Error).stack}\n${USAGE}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,63 @@
+// The shape of a lab manifest (labs/<lab>/lab.ts). The grader reads everything it needs
+// about a lab from here: which folders are the starter and the solution, which test files
+// and describe blocks back which check, the weights, the rubric text and the hints.
+
+export type Lang = "zh" | "en";
+export type Text = Record<Lang, string>;
+export type CheckKind = "evidence" | "rubric" | "probe" | "homework";
+export type CheckStatus = "pass" | "fail" | "error";
+
+export interface CheckDef {
+  /** Stable id, e.g. "evidence/timeout"; also the name of the describe block that backs it. */
+  id: string;
+  kind: CheckKind;
+  /** Points when the check passes. */
+  weight: number;
+  /** What the check is, in the learner's language. */
+  title: Text;
+  /** The rubric's pass standard (通过标准). */
+  standard: Text;
+  /** The rubric's common deduction (常见扣分). */
+  deduction: Text;
+  /** What to reread or try when the check fails; names a lesson section. */
+  hint: Text;
+  /** Lesson section the hint points to (a path with #anchor, relative to the repo root). */
+  lesson: string;
+  /**
+   * Describe-block names (the first element of a test's ancestor titles) whose tests back
+   * this check. Defaults to [id]. A check with no tests of its own (probe/orphans) lists none.
+   */
+  describes?: string[];
+}
+
+export interface LabManifest {
+  /** Folder name under labs/, e.g. "33-mcp-lite". */
+  id: string;
+  title: Text;
+  /** Folders relative to the lab folder. */
+  starter: string;
+  solution: string;
+  /** The file every submission must have, relative to the submission folder, and its exports. */
+  entry: string;
+  requiredExports: string[];
+  /** Vitest config of the lab, relative to the lab folder; it reads LAB_SUBMISSION and LAB_TEST_FILES. */
+  vitestConfig: string;
+  /** Test files relative to the lab folder: the evidence tests and the rubric probes. */
+  evidenceFiles: string[];
+  probeFiles: string[];
+  /** Folder (relative to the lab) whose *.test.ts files hold homework/... bonus checks, if present. */
+  homeworkDir: string;
+  /** Points per passing homework/... describe block (bonus, never part of maxScore). */
+  homeworkWeight: number;
+  checks: CheckDef[];
+  /** The statuses the grader must report for the lab's own folders (pinned by tests/grader). */
+  expected: {
+    solution: Record<string, CheckStatus>;
+    starter: Record<string, CheckStatus>;
+  };
+}
+
+/** The describe names that back a check. */
+export function describesOf(check: CheckDef): string[] {
+  return check.describes ?? (check.kind === "probe" ? [] : [check.id]);
+}

@@ -1,0 +1,70 @@
+// The terminal report, in the rubric's shape: one line per check with its dimension, pass
+// standard and common deduction, then why each failed check failed and what to reread.
+
+import type { Lang } from "../manifest.ts";
+import type { GradeResult } from "../result.ts";
+
+const words = {
+  zh: {
+    title: "评分报告",
+    status: { pass: "通过", fail: "未通过", error: "无法评分" },
+    score: "得分",
+    seed: "随机种子（用 --seed 复现）",
+    bonus: "课后作业加分",
+    standard: "通过标准",
+    deduction: "常见扣分",
+    why: "原因",
+    hint: "提示",
+    read: "重读",
+    failedTests: "失败的测试",
+    error: "无法评分",
+    groups: { evidence: "证据测试", rubric: "验收 Rubric", probe: "探针", homework: "课后作业（加分，不影响结果）" },
+  },
+  en: {
+    title: "Grade report",
+    status: { pass: "PASS", fail: "FAIL", error: "ERROR" },
+    score: "Score",
+    seed: "Seed (reproduce with --seed)",
+    bonus: "Homework bonus",
+    standard: "pass standard",
+    deduction: "common deduction",
+    why: "why",
+    hint: "hint",
+    read: "reread",
+    failedTests: "failed tests",
+    error: "could not grade",
+    groups: { evidence: "Evidence tests", rubric: "Rubric", probe: "Probes", homework: "Homework (bonus; never changes the status)" },
+  },
+} as const;
+
+const mark = { pass: "✔", fail: "✘", error: "!" } as const;
+
+export function renderText(result: GradeResult, lang: Lang = result.lang): string {
+  const w = words[lang];
+  const out: string[] = [];
+  out.push(`${w.title} · ${result.lab} · ${w.status[result.status]}`);
+  out.push(`${w.score}: ${result.score}/${result.maxScore}${result.bonus.maxScore > 0 ? ` · ${w.bonus}: ${result.bonus.score}/${result.bonus.maxScore}` : ""}`);
+  out.push(`${w.seed}: ${result.seed}`);
+  if (result.status === "error" && result.message) out.push(`${w.error}: ${result.message}`);
+  for (const kind of ["evidence", "rubric", "probe", "homework"] as const) {
+    const checks = result.checks.filter((c) => c.kind === kind);
+    if (checks.length === 0) continue;
+    out.push("", `== ${w.groups[kind]} ==`);
+    for (const c of checks) {
+      out.push(`${mark[c.status]} ${c.id}  ${c.title}  ${c.score}/${c.maxScore}`);
+      if (kind === "rubric" || kind === "probe") out.push(`    ${w.standard}: ${c.standard} · ${w.deduction}: ${c.deduction}`);
+      if (c.status !== "pass") {
+        const failed = c.tests.filter((x) => x.status === "fail");
+        if (failed.length > 0) {
+          for (const test of failed) out.push(`    - ${test.title}`, `      ${w.why}: ${test.message ?? ""}`);
+        } else {
+          out.push(`    ${w.why}: ${c.message}`);
+        }
+        if (c.hint) out.push(`    ${w.hint}: ${c.hint}`);
+        if (c.lesson) out.push(`    ${w.read}: ${c.lesson}`);
+      }
+    }
+  }
+  out.push("");
+  return out.join("\n");
+}

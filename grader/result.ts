@@ -1,0 +1,59 @@
+// The grader's native result (CONTRACT §2), plus the details the report formats use.
+
+import type { CheckKind, CheckStatus, Lang } from "./manifest.ts";
+
+/** One message the fixture server logged (dir "in" = received, "out" = sent). */
+export interface TraceEntry {
+  dir: "in" | "out";
+  msg: unknown;
+}
+
+export interface TestOutcome {
+  title: string;
+  status: "pass" | "fail" | "skip";
+  message?: string;
+  durationMs?: number;
+  /** Messages the fixture server saw during this test (first workspace), for failed tests. */
+  trace?: TraceEntry[];
+}
+
+export interface CheckResult {
+  id: string;
+  kind: CheckKind;
+  status: CheckStatus;
+  score: number;
+  maxScore: number;
+  /** Why, in the learner's language. */
+  message: string;
+  /** What to read or try; present when the check did not pass. */
+  hint?: string;
+  lesson?: string;
+  title: string;
+  standard: string;
+  deduction: string;
+  tests: TestOutcome[];
+}
+
+export interface GradeResult {
+  /** Version of this result format. */
+  version: 1;
+  lab: string;
+  status: CheckStatus;
+  score: number;
+  maxScore: number;
+  /** Homework bonus, never part of score/maxScore or status. */
+  bonus: { score: number; maxScore: number };
+  seed: number;
+  lang: Lang;
+  /** Present when status is error. */
+  message?: string;
+  submission: string;
+  startedAt: string;
+  durationMs: number;
+  checks: CheckResult[];
+}
+
+/** Exit status of the CLI for a result: 0 pass, 1 fail, 2 could not grade. */
+export function exitCodeOf(status: CheckStatus): 0 | 1 | 2 {
+  return status === "pass" ? 0 : status === "fail" ? 1 : 2;
+}

@@ -1,0 +1,312 @@
+// Turns what a grading run left behind into checks: vitest's JSON results (mapped to check
+// ids through the describe blocks the manifest names), the fixture workspaces' records
+// (orphans after close(), message traces), the strays the setup file killed, and the
+// processes still alive after the run.
+
+import { existsSync, readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { t } from "./i18n.ts";
+import { describesOf, type CheckDef, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
+import type { CheckResult, TestOutcome, TraceEntry } from "./result.ts";
+import type { VitestRun } from "./run-vitest.ts";
+
+export interface VitestAssertion {
+  ancestorTitles: string[];
+  title: string;
+  fullName: string;
+  status: "passed" | "failed" | "skipped" | "pending" | "todo" | "disabled";
+  duration?: number | null;
+  failureMessages: string[];
+}
+
+export interface VitestFileResult {
+  name: string;
+  status: "passed" | "failed" | string;
+  message: string;
+  assertionResults: VitestAssertion[];
+}
+
+export interface VitestJson {
+  numTotalTests: number;
+  success: boolean;
+  testResults: VitestFileResult[];
+}
+
+export interface WorkspaceRecord {
+  dir: string;
+  test: string | null;
+  pids: number[];
+  alive: number[];
+  messages?: TraceEntry[];
+}
+
+export interface StrayRecord {
+  test: string;
+  pid: number;
+  command: string;
+}
+
+export interface ProgressRecord {
+  event: "start" | "end";
+  file: string;
+  ancestors: string[];
+  title: string;
+  state?: string;
+  errors?: string[];
+}
+
+export interface BuildInput {
+  manifest: LabManifest;
+  lang: Lang;
+  labDir: string;
+  json: VitestJson | undefined;
+  run: VitestRun;
+  progress: ProgressRecord[];
+  workspaces: WorkspaceRecord[];
+  strays: StrayRecord[];
+  survivors: Array<{ pid: number; command: string }>;
+  deadlineMs: number;
+  homeworkFiles: string[];
+}
+
+/** Longest failure message kept per test, in characters. */
+export const MAX_MESSAGE_CHARS = 600;
+
+export function readJson<T>(file: string): T | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+interface FoundTest {
+  file: string;
+  describe: string;
+  outcome: TestOutcome;
+  fullName: string;
+}
+
+// Builds every check; `error` is set when the run as a whole could not be graded.
+export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?: string } {
+  const { manifest, lang, json, run } = input;
+  let runError: string | undefined;
+  let tests: FoundTest[] = [];
+  const fileErrors = new Map<string, string>();
+
+  const complete = json !== undefined && Array.isArray(json.testResults);
+  if (complete) {
+    for (const file of json.testResults) {
+      const rel = relative(input.labDir, file.name);
+      if (file.assertionResults.length === 0 && file.status !== "passed") {
+        fileErrors.set(rel, t("fileFailed", lang, { file: rel, text: firstLines(file.message) }));
+      }
+      for (const a of file.assertionResults) tests.push(fromAssertion(rel, a, lang, input));
+    }
+    if (json.numTotalTests === 0 || tests.length === 0) runError = t("noTests", lang);
+  } else {
+    tests = fromProgress(input);
+    if (run.timedOut) {
+      const running = runningTests(input.progress);
+      runError = t("runDeadline", lang, {
+        ms: input.deadlineMs,
+        running: running.length > 0 ? t("runDeadlineRunning", lang, { tests: running.join("; ") }) : "",
+      });
+    } else if (run.code !== 0 && run.code !== 1) {
+      const detail = firstLines(run.output.split("\n").filter((l) => /error/i.test(l)).slice(-3).join(" "), 300);
+      runError = t("runCrashed", lang, { code: run.code, signal: run.signal, detail: detail ? `: ${detail}` : "" });
+    } else {
+      runError = t("resultsMissing", lang);
+    }
+  }
+  attachTraces(tests, input.workspaces);
+
+  const checks: CheckResult[] = [];
+  for (const def of manifest.checks) {
+    if (def.id === "probe/orphans") {
+      checks.push(orphanCheck(def, input, runError));
+      continue;
+    }
+    const describes = describesOf(def);
+    const mine = tests.filter((x) => describes.includes(x.describe));
+    checks.push(testCheck(def, mine, lang, runError ?? fileErrorFor(def, manifest, fileErrors)));
+  }
+  // Homework: every homework/... describe found, as bonus checks.
+  const homeworkDescribes = [...new Set(tests.filter((x) => x.describe.startsWith("homework/")).map((x) => x.describe))];
+  for (const id of homeworkDescribes.sort()) {
+    const mine = tests.filter((x) => x.describe === id);
+    const def: CheckDef = {
+      id,
+      kind: "homework",
+      weight: manifest.homeworkWeight,
+      title: { zh: id, en: id },
+      standard: { zh: "课后作业（加分项）", en: "homework (bonus)" },
+      deduction: { zh: "", en: "" },
+      hint: { zh: `见 labs/${manifest.id}/${manifest.homeworkDir}/README.md`, en: `see labs/${manifest.id}/${manifest.homeworkDir}/README.md` },
+      lesson: `labs/${manifest.id}/${manifest.homeworkDir}/README.md`,
+    };
+    checks.push(testCheck(def, mine, lang, undefined));
+  }
+  for (const [file, message] of fileErrors) {
+    if (input.homeworkFiles.includes(file) && !tests.some((x) => x.file === file)) {
+      checks.push({
+        id: `homework/${file.replace(/^.*\//, "").replace(/\.test\.ts$/, "")}`,
+        kind: "homework",
+        status: "error",
+        score: 0,
+        maxScore: manifest.homeworkWeight,
+        message,
+        title: file,
+        standard: "",
+        deduction: "",
+        tests: [],
+      });
+    }
+  }
+  return runError ? { checks, error: runError } : { checks };
+}
+
+function fromAssertion(file: string, a: VitestAssertion, lang: Lang, input: BuildInput): FoundTest {
+  const status = a.status === "passed" ? "pass" : a.status === "failed" ? "fail" : "skip";
+  const outcome: TestOutcome = { title: a.title, status };
+  if (typeof a.duration === "number") outcome.durationMs = Math.round(a.duration);
+  if (status === "fail") outcome.message = failureText(a.failureMessages, a.title, lang, input);
+  return { file, describe: a.ancestorTitles[0] ?? "", outcome, fullName: [...a.ancestorTitles, a.title].join(" > ") };
+}
+
+// Rebuilds what it can from the progress lines when vitest never wrote its results.
+function fromProgress(input: BuildInput): FoundTest[] {
+  const out: FoundTest[] = [];
+  for (const p of input.progress) {
+    if (p.event !== "end") continue;
+    const status = p.state === "passed" ? "pass" : p.state === "failed" ? "fail" : "skip";
+    const outcome: TestOutcome = { title: p.title, status };
+    if (status === "fail") outcome.message = failureText(p.errors ?? [], p.title, input.lang, input);
+    out.push({ file: relative(input.labDir, p.file), describe: p.ancestors[0] ?? "", outcome, fullName: [...p.ancestors, p.title].join(" > ") });
+  }
+  return out;
+}
+
+function runningTests(progress: ProgressRecord[]): string[] {
+  const open = new Map<string, string>();
+  for (const p of progress) {
+    const key = `${p.file}\0${[...p.ancestors, p.title].join(" > ")}`;
+    if (p.event === "start") open.set(key, [...p.ancestors, p.title].join(" > "));
+    else open.delete(key);
+  }
+  return [...open.values()];
+}
+
+// The first meaningful lines of a failure: the message without the stack, vitest's timeout
+// turned into the harness's own "hung" wording.
+function failureText(messages: string[], title: string, lang: Lang, input: BuildInput): string {
+  const raw = messages[0] ?? "";
+  const timedOut = /Test timed out in (\d+)ms/.exec(raw);
+  if (timedOut) return t("testTimedOut", lang, { title, ms: timedOut[1] });
+  const lines: string[] = [];
+  for (const line of raw.split("\n")) {
+    if (/^\s+at /.test(line)) break;
+    if (line.trim()) lines.push(line.trim());
+  }
+  let text = lines.join(" ").replace(/^(AssertionError|HungError|Error|TypeError|McpError): /, "");
+  // Paths of the private copy mean nothing to the learner.
+  text = text.split(input.labDir).join("<lab>");
+  return firstLines(text, MAX_MESSAGE_CHARS);
+}
+
+function firstLines(text: string, max = MAX_MESSAGE_CHARS): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+function attachTraces(tests: FoundTest[], workspaces: WorkspaceRecord[]): void {
+  for (const test of tests) {
+    if (test.outcome.status !== "fail") continue;
+    const record = workspaces.find((w) => w.test === test.fullName && (w.messages?.length ?? 0) > 0);
+    if (record?.messages) test.outcome.trace = record.messages;
+  }
+}
+
+function fileErrorFor(def: CheckDef, manifest: LabManifest, fileErrors: Map<string, string>): string | undefined {
+  const files = def.kind === "evidence" ? manifest.evidenceFiles : def.kind === "rubric" ? manifest.probeFiles : [];
+  for (const file of files) {
+    const error = fileErrors.get(file);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: string | undefined): CheckResult {
+  const ran = tests.filter((x) => x.outcome.status !== "skip");
+  const failed = ran.filter((x) => x.outcome.status === "fail");
+  let status: CheckStatus;
+  let message: string;
+  if (ran.length === 0) {
+    status = "error";
+    message = t("noTestsForCheck", lang, { why: missingWhy ?? t("notRun", lang) });
+  } else if (failed.length > 0) {
+    status = "fail";
+    message = `${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed
+      .map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`)
+      .join(" | ")}`;
+  } else {
+    status = "pass";
+    message = t("allPassed", lang, { total: ran.length });
+  }
+  const result: CheckResult = {
+    id: def.id,
+    kind: def.kind,
+    status,
+    score: status === "pass" ? def.weight : 0,
+    maxScore: def.weight,
+    message,
+    title: def.title[lang],
+    standard: def.standard[lang],
+    deduction: def.deduction[lang],
+    tests: tests.map((x) => x.outcome),
+  };
+  if (status !== "pass") {
+    result.hint = def.hint[lang];
+    result.lesson = def.lesson;
+  }
+  return result;
+}
+
+function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefined): CheckResult {
+  const { lang } = input;
+  const problems: string[] = [];
+  for (const w of input.workspaces) {
+    if (w.alive.length > 0) problems.push(t("orphanAfterClose", lang, { test: w.test ?? t("unknownTest", lang), pids: w.alive.join(", ") }));
+  }
+  for (const s of input.strays) problems.push(t("strayProcess", lang, { test: s.test, pid: s.pid, command: s.command }));
+  for (const s of input.survivors) {
+    const owner = input.workspaces.find((w) => w.pids.includes(s.pid));
+    const test = owner?.test ? t("survivorTest", lang, { test: owner.test }) : "";
+    problems.push(t("survivorAfterRun", lang, { pid: s.pid, command: s.command, test }));
+  }
+  const pids = new Set(input.workspaces.flatMap((w) => w.pids));
+  let status: CheckStatus = problems.length > 0 ? "fail" : "pass";
+  let message = problems.length > 0 ? problems.slice(0, 6).join(" | ") : t("noOrphans", lang, { count: pids.size });
+  if (status === "pass" && runError) {
+    status = "error";
+    message = t("noTestsForCheck", lang, { why: runError });
+  }
+  const result: CheckResult = {
+    id: def.id,
+    kind: def.kind,
+    status,
+    score: status === "pass" ? def.weight : 0,
+    maxScore: def.weight,
+    message,
+    title: def.title[lang],
+    standard: def.standard[lang],
+    deduction: def.deduction[lang],
+    tests: [],
+  };
+  if (status !== "pass") {
+    result.hint = def.hint[lang];
+    result.lesson = def.lesson;
+  }
+  return result;
+}
