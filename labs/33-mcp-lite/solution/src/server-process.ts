@@ -77,6 +77,8 @@ export class ServerProcess {
   private markExited!: () => void;
   private blocked = false;
   private queue: QueuedLine[] = [];
+  /** Queue length at which send() next drops settled lines (see send). */
+  private discardAt = 0;
   private writeFailed = false;
   private killTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping: Promise<void> | undefined;
@@ -140,7 +142,10 @@ export class ServerProcess {
   send(line: string, beforeWrite?: () => boolean, wanted?: () => boolean): "written" | "queued" | "dropped" {
     if (!this.child || this.exitInfo || this.writeFailed || this.stopping) return "dropped";
     if (this.blocked) {
-      this.discardUnwanted();
+      // Scans for settled lines only once the queue doubled since the last scan: a burst
+      // of n queued calls costs O(n) in all instead of O(n²), and the queue still holds
+      // at most about twice the live requests.
+      if (this.queue.length >= this.discardAt) this.discardAt = 2 * Math.max(this.discardUnwanted(), 16);
       this.queue.push({ line, beforeWrite, wanted });
       return "queued";
     }
@@ -211,6 +216,7 @@ export class ServerProcess {
       const next = this.queue.shift()!;
       if (!next.beforeWrite || next.beforeWrite()) this.write(next.line);
     }
+    if (this.queue.length === 0) this.discardAt = 0;
   }
 
   private failWrites(error: Error): void {
