@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { extractCommands, LESSON_RUN_ENV, runCommand } from "../lessons/tools/commands.ts";
+import { anchorsOf, REQUIRED_ANCHORS, REQUIRED_CHECKS } from "../lessons/tools/requirements.ts";
 import { checkSnippets, ROOT } from "../lessons/tools/snippets.ts";
 
 type Lang = "zh" | "en";
@@ -28,22 +29,6 @@ interface Step {
   details: string[];
   elapsedMs: number;
 }
-
-/** Anchors every lesson must have: one per required part of the course. */
-export const REQUIRED_ANCHORS = [
-  "deliverable", "on-the-job", "prerequisites", "principle", "lab", "failing", "key-points",
-  "pending-record", "request-order", "id-matching", "settle", "timeout", "abort", "remote-error",
-  "handshake", "process-exit", "close", "spawn", "framing", "stderr", "backpressure",
-  "untrusted-metadata", "verify", "failure-cases", "case-1", "case-2", "case-3", "homework",
-  "rubric", "trade-offs", "next",
-] as const;
-
-/** Check ids the contract requires of every grade. */
-export const REQUIRED_CHECKS = [
-  "evidence/happy-path", "evidence/out-of-order", "evidence/remote-error", "evidence/timeout",
-  "evidence/abort", "evidence/server-exit", "rubric/id-matching", "rubric/lifecycle",
-  "rubric/process", "rubric/handshake", "probe/orphans",
-] as const;
 
 /** Deadline for one grader run, in ms. */
 const GRADE_TIMEOUT_MS = 300_000;
@@ -58,9 +43,6 @@ const TITLES: Record<string, { zh: string; en: string }> = {
   commands: { zh: "课程中的命令都能运行", en: "the lesson's commands run" },
 };
 
-export function anchorsOf(markdown: string): Set<string> {
-  return new Set([...markdown.matchAll(/<a id="([\w-]+)"><\/a>/g)].map((m) => m[1]!));
-}
 
 // Finds lessons/<N>-*/ and labs/<N>-*/ for a lesson number or a full lab id.
 function locate(arg: string): { lessonDir: string; labDir: string; labId: string } | string {
