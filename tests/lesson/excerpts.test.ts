@@ -30,6 +30,12 @@ describe("lesson excerpts", () => {
     expect(count).toBeGreaterThanOrEqual(12);
   });
 
+  it("in the English companion match their sources too", () => {
+    const { count, problems } = checkSnippets(join(ROOT, "lessons", "33-mcp-lite", "README.en.md"));
+    expect(problems.map((p) => p.message)).toEqual([]);
+    expect(count).toBeGreaterThanOrEqual(1);
+  });
+
   it("quote the pending record, settle, request order, exit, close, spawn and framing code", () => {
     const { refs } = findSnippets(readFileSync(LESSON, "utf8"));
     const quoted = refs.map((r) => r.region);

@@ -19,6 +19,12 @@ describe("lesson structure", () => {
     for (const id of ["rubric/id-matching", "rubric/lifecycle", "rubric/process", "rubric/handshake", "probe/orphans"]) expect(LESSON).toContain(id);
   });
 
+  it("has the same section anchors in the English companion, and no commands there to rot", () => {
+    const en = readFileSync(join(ROOT, "lessons", "33-mcp-lite", "README.en.md"), "utf8");
+    expect([...anchorsOf(LESSON)].filter((a) => !anchorsOf(en).has(a))).toEqual([]);
+    expect(extractCommands(en)).toEqual([]);
+  });
+
   it("has every section the lab manifest's hints point to", async () => {
     const { lab } = await import("../../labs/33-mcp-lite/lab.ts");
     const anchors = anchorsOf(LESSON);
