@@ -79,6 +79,8 @@ export class ServerProcess {
   private queue: QueuedLine[] = [];
   /** Queue length at which send() next drops settled lines (see send). */
   private discardAt = 0;
+  /** stdin is corked until the end of the current tick (see write). */
+  private corked = false;
   private writeFailed = false;
   private killTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping: Promise<void> | undefined;
@@ -204,6 +206,16 @@ export class ServerProcess {
 
   private write(line: string): void {
     const child = this.child!;
+    // Lines written in the same tick leave in one writev at the end of it instead of one
+    // system call each: a burst of calls costs far fewer syscalls, order is unchanged.
+    if (!this.corked) {
+      this.corked = true;
+      child.stdin.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        child.stdin.uncork();
+      });
+    }
     const ok = child.stdin.write(line, (error) => {
       if (error) this.failWrites(error);
     });
