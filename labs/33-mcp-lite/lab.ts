@@ -183,6 +183,7 @@ export const lab: LabManifest = {
   probeFiles: [
     "probes/id-matching.test.ts",
     "probes/lifecycle.test.ts",
+    "probes/lifecycle-stress.test.ts",
     "probes/process.test.ts",
     "probes/handshake.test.ts",
   ],

@@ -1,0 +1,68 @@
+// Rubric probe: 协议 (handshake). Nothing before initialize; one initialize for concurrent
+// callers; notifications/initialized only after the answer; an unsupported protocol
+// version fails the handshake and stops the child.
+
+import { describe, it } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { check, expectCode, received, rejection, waitFor, within } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+import { alivePids, probeHarness } from "./support.ts";
+
+type Fixture = Parameters<typeof probeHarness>[1];
+
+function start(fixture: Fixture = {}, timeoutMs = 10_000) {
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
+}
+
+function expectNotInitialized(error: any, label: string): void {
+  check(error?.code === "MCP_NOT_INITIALIZED", pmsg("notInitializedCode", { label, actual: error?.code ?? String(error) }));
+}
+
+describe("rubric/handshake", () => {
+  it("rejects listTools and callTool before initialize with MCP_NOT_INITIALIZED and sends nothing", async () => {
+    const h = start();
+    expectNotInitialized(await rejection(h.client.listTools(), "listTools() before initialize"), "listTools()");
+    expectNotInitialized(await rejection(h.client.callTool("echo", { value: "too early" }), "callTool() before initialize"), "callTool()");
+    const early = h.log().filter((entry) => entry.dir === "in" && /^tools\//.test(String(entry.msg?.method)));
+    check(early.length === 0, pmsg("wroteBeforeInit", { what: early.map((e) => e.msg.method) }));
+  });
+
+  it("sends one initialize for concurrent initialize() calls, and none once initialized", async () => {
+    const h = start();
+    await within(Promise.all([h.client.initialize(), h.client.initialize(), h.client.initialize()]), "three concurrent initialize() calls");
+    await within(h.client.initialize(), "initialize() once initialized");
+    await within(h.client.listTools(), "listTools()");
+    const inits = received(h.log(), "initialize").length;
+    check(inits === 1, pmsg("initializeCount", { count: inits }));
+    const notes = received(h.log(), "notifications/initialized").length;
+    check(notes === 1, pmsg("initializedCount", { count: notes }));
+  });
+
+  it("sends notifications/initialized only after the initialize answer", async () => {
+    const ok = start();
+    await within(ok.client.initialize(), "initialize()");
+    await within(ok.client.listTools(), "listTools()");
+    const log = ok.log();
+    const answer = log.findIndex((e) => e.dir === "out" && e.msg?.result?.protocolVersion !== undefined);
+    const note = log.findIndex((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
+    check(note > answer && answer >= 0, pmsg("initializedTooEarly"));
+
+    // A server that never answers initialize must never see notifications/initialized.
+    const silent = start({ scenarios: ["hang-initialize"] }, 200);
+    await rejection(silent.client.initialize(), "initialize() against a server that never answers");
+    check(!silent.client.initialized, pmsg("stillInitialized"));
+    const notes = received(silent.log(), "notifications/initialized");
+    check(notes.length === 0, pmsg("initializedWithoutAnswer"));
+  });
+
+  it("fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child", async () => {
+    const h = start({ scenarios: ["bad-version"] });
+    expectCode(await rejection(h.client.initialize(), "initialize() with protocol version 1999-01-01"), "MCP_PROTOCOL_ERROR", "initialize() with protocol version 1999-01-01");
+    check(!h.client.initialized, pmsg("stillInitialized"));
+    check(received(h.log(), "notifications/initialized").length === 0, pmsg("initializedWithoutAnswer"));
+    await waitFor(() => alivePids(h).length === 0, pmsg("childNotStopped", { pids: h.pids().join(", ") })).catch(() => {
+      throw new Error(pmsg("childNotStopped", { pids: alivePids(h).join(", ") }));
+    });
+    expectNotInitialized(await rejection(h.client.listTools(), "listTools() after the failed handshake"), "listTools()");
+  });
+});

@@ -1,0 +1,81 @@
+// Rubric probe: 关联 (id-matching). Beyond the evidence tests: many concurrent calls to the
+// same tool answered in a seeded random order, a response with the string id "N", unknown
+// ids, duplicates, a late answer after a timeout, and the ids themselves.
+
+import { describe, it } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { check, expectCode, received, rejection, sent, waitFor, within } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+import { probeHarness, SEED } from "./support.ts";
+
+type Fixture = Parameters<typeof probeHarness>[1];
+
+function start(fixture: Fixture = {}, timeoutMs = 10_000) {
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
+}
+
+function expectAnswer(actual: unknown, value: unknown, label: string): void {
+  const expected = { content: value };
+  check(JSON.stringify(actual) === JSON.stringify(expected), pmsg("wrongAnswer", { label, expected, actual }));
+}
+
+const CONCURRENT_CALLS = 16;
+
+describe("rubric/id-matching", () => {
+  it(`answers ${CONCURRENT_CALLS} concurrent calls to one tool, released in a seeded random order, each to its own caller`, async () => {
+    const h = start();
+    await within(h.client.initialize(), "initialize()");
+    // The server holds every call until all have arrived, then answers them in one burst,
+    // shuffled by the seed: neither arrival order nor the tool name can tell them apart.
+    const batch = { id: "burst", size: CONCURRENT_CALLS, order: "shuffle", seed: SEED };
+    const calls = Array.from({ length: CONCURRENT_CALLS }, (_, i) => h.client.callTool("echo", { value: `call-${i}`, batch }));
+    const answers = await within(Promise.all(calls), `${CONCURRENT_CALLS} concurrent echo calls`);
+    answers.forEach((answer, i) => expectAnswer(answer, `call-${i}`, `echo call #${i}`));
+  });
+
+  it('settles nothing with a string id "N", an unknown id, or a repeated answer', async () => {
+    // Before each real answer the server sends one with id String(id) and one with id+1000;
+    // after it, a duplicate with the same id.
+    const h = start({ scenarios: ["string-id", "unknown-id", "duplicate-id"] });
+    await within(h.client.initialize(), "initialize()");
+    expectAnswer(await within(h.client.callTool("echo", { value: "first" }), "callTool(first)"), "first", "callTool(first)");
+    expectAnswer(await within(h.client.callTool("echo", { value: "second" }), "callTool(second)"), "second", "callTool(second)");
+    const together = ["x", "y", "z"].map((value) => h.client.callTool("echo", { value }));
+    const answers = await within(Promise.all(together), "three concurrent calls");
+    answers.forEach((answer, i) => expectAnswer(answer, ["x", "y", "z"][i], `callTool(${["x", "y", "z"][i]})`));
+    check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "duplicate answers", count: h.client.pendingCount }));
+  });
+
+  it("never hands a late answer, arriving after its call timed out, to a newer call", async () => {
+    // This server answers even after a cancellation notice, as one that already finished would.
+    const h = start({ scenarios: ["ignore-cancellation"] });
+    await within(h.client.initialize(), "initialize()");
+    const late = await rejection(h.client.callTool("echo", { value: "late", delay: 150 }, { timeoutMs: 30 }), "callTool(late, 30 ms)");
+    expectCode(late, "MCP_TIMEOUT", "callTool(late, 30 ms)");
+    // "fresh" is held by the server until "late" was answered, so the late answer reaches
+    // the client while "fresh" is the only call pending.
+    const fresh = h.client.callTool("echo", { value: "fresh", after: "late" });
+    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer", 5_000);
+    expectAnswer(await within(fresh, "callTool(fresh)"), "fresh", "callTool(fresh)");
+  });
+
+  it("numbers requests with strictly increasing integer ids and never reuses one", async () => {
+    const h = start({ scenarios: ["ignore-cancellation"] });
+    await within(h.client.initialize(), "initialize()");
+    await within(h.client.listTools(), "listTools()");
+    await rejection(h.client.callTool("echo", { value: "slow", delay: 100 }, { timeoutMs: 20 }), "callTool(slow, 20 ms)");
+    const aborter = new AbortController();
+    const aborted = h.client.callTool("never", {}, { signal: aborter.signal });
+    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.name === "never"), "the server receiving never");
+    aborter.abort();
+    await rejection(aborted, "aborted callTool");
+    await rejection(h.client.callTool("fail", {}), "callTool(fail)");
+    for (let i = 0; i < 4; i++) await within(h.client.callTool("echo", { value: i }), `callTool(echo ${i})`);
+    const ids = h
+      .log()
+      .filter((entry) => entry.dir === "in" && entry.msg && typeof entry.msg === "object" && "id" in entry.msg && "method" in entry.msg)
+      .map((entry) => entry.msg.id);
+    const increasing = ids.every((id, i) => Number.isInteger(id) && (i === 0 || id > ids[i - 1]));
+    check(ids.length >= 9 && increasing, pmsg("idsNotIncreasing", { ids }));
+  });
+});

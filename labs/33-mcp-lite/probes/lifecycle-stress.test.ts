@@ -1,0 +1,66 @@
+// Rubric probe: 生命周期 (lifecycle), second half: a timeout and an abort firing together
+// settle the call once, and the seed's stress (100 calls with random delays) leaves nothing
+// pending, no timer and no listener. The first half is lifecycle.test.ts.
+
+import { describe, it } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { abortListeners, check, HANG_MS, rejection, within } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+import { escapedErrors, expectNoClientTimers, pause, probeHarness, SEED, seededRandom } from "./support.ts";
+
+type Fixture = Parameters<typeof probeHarness>[1];
+
+function start(fixture: Fixture = {}, timeoutMs = 10_000) {
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
+}
+
+function expectClean(h: ReturnType<typeof start>, when: string, signals: AbortSignal[]): void {
+  check(h.client.pendingCount === 0, pmsg("pendingLeft", { when, count: h.client.pendingCount }));
+  const listeners = signals.reduce((sum, s) => sum + abortListeners(s), 0);
+  check(listeners === 0, pmsg("listenersLeft", { when, count: listeners }));
+  expectNoClientTimers(h, when);
+}
+
+describe("rubric/lifecycle", () => {
+  it("settles a call exactly once when its timeout and its abort fire together, in either order", async () => {
+    const h = start();
+    await within(h.client.initialize(), "initialize()");
+    const escaped = escapedErrors();
+    try {
+      // Timers of one duration fire in the order they were made: first the client's own
+      // deadline, then our abort (and, second round, the other way around).
+      for (const abortFirst of [false, true]) {
+        const controller = new AbortController();
+        let abortTimer: ReturnType<typeof setTimeout> | undefined;
+        if (abortFirst) abortTimer = setTimeout(() => controller.abort(), 40);
+        const call = h.client.callTool("never", {}, { timeoutMs: 40, signal: controller.signal });
+        if (!abortFirst) abortTimer = setTimeout(() => controller.abort(), 40);
+        const error = await rejection(call, "callTool(never) with timeout and abort together");
+        check(error?.code === "MCP_TIMEOUT" || error?.code === "MCP_ABORTED", pmsg("raceCode", { actual: error?.code ?? String(error) }));
+        await pause(60); // both have fired by now
+        clearTimeout(abortTimer);
+        expectClean(h, "timeout + abort", [controller.signal]);
+      }
+      const after = await within(h.client.callTool("echo", { value: "after the race" }), "callTool(echo) after the race");
+      check(JSON.stringify(after) === JSON.stringify({ content: "after the race" }), pmsg("wrongAnswer", { label: "callTool(echo)", expected: { content: "after the race" }, actual: after }));
+      check(escaped.errors.length === 0, pmsg("escaped", { when: "timeout + abort", error: String(escaped.errors[0]) }));
+    } finally {
+      escaped.stop();
+    }
+  });
+
+  it("answers 100 calls with seeded random delays each to its caller, and leaves nothing behind", async () => {
+    const h = start();
+    await within(h.client.initialize(), "initialize()");
+    const random = seededRandom(SEED);
+    const shared = new AbortController(); // one long-lived signal: every call must remove its listener
+    const calls = Array.from({ length: 100 }, (_, i) =>
+      h.client.callTool("echo", { value: i, delay: Math.floor(random() * 40) }, { signal: shared.signal }),
+    );
+    const answers = await within(Promise.all(calls), "100 concurrent calls", 2 * HANG_MS);
+    answers.forEach((answer, i) =>
+      check(JSON.stringify(answer) === JSON.stringify({ content: i }), pmsg("wrongAnswer", { label: `call #${i}`, expected: { content: i }, actual: answer })),
+    );
+    expectClean(h, "100 calls", [shared.signal]);
+  });
+});

@@ -1,0 +1,83 @@
+// Rubric probe: 进程 (process). No shell, whatever child_process API is used; odd
+// arguments arrive verbatim; the grader's environment does not leak; close() resolves
+// only once the server (and its children) are gone, concurrent closes share that
+// shutdown, and a server that ignores SIGTERM is killed after closeTimeoutMs.
+
+import "./spawn-recorder.ts"; // first: wraps node:child_process before the submission loads
+import { describe, it } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { check, HANG_MS, within } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+import { resetSpawnCalls, spawnCalls } from "./spawn-recorder.ts";
+import { alivePids, probeHarness, SEED } from "./support.ts";
+
+type Fixture = Parameters<typeof probeHarness>[1];
+
+function start(fixture: Fixture = {}, extra: Record<string, unknown> = {}) {
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs: 10_000, ...extra }), fixture);
+}
+
+/** Arguments a shell would split, unquote, substitute or run. */
+const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y"];
+const SECRET_NAME = "LAB33_PROBE_SECRET";
+
+describe("rubric/process", () => {
+  it("starts the server without a shell and passes odd arguments through verbatim", async () => {
+    resetSpawnCalls();
+    const h = start({ extraArgs: ["--", ...ODD_ARGS] });
+    await within(h.client.initialize(), "initialize()");
+    const shelled = spawnCalls().filter((call) => call.shell);
+    check(shelled.length === 0, pmsg("shellUsed", { call: shelled[0] }));
+    const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as { content?: unknown; argv?: string[] };
+    const argv = ((seen as any)?.argv ?? []) as string[];
+    const after = argv.slice(argv.indexOf("--") + 1);
+    check(argv.includes("--") && JSON.stringify(after) === JSON.stringify(ODD_ARGS), pmsg("argsMangled", { expected: ODD_ARGS, actual: after }));
+  });
+
+  it("passes the configured env but nothing else of the grader's environment to the server", async () => {
+    const secret = `secret-${SEED}`;
+    process.env[SECRET_NAME] = secret;
+    try {
+      const h = start({}, { env: { LAB33_GIVEN: "given" } });
+      await within(h.client.initialize(), "initialize()");
+      const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as any;
+      const env = (seen?.env ?? {}) as Record<string, string>;
+      check(env[SECRET_NAME] === undefined, pmsg("secretLeaked", { name: SECRET_NAME }));
+      check(env.LAB33_GRADE_TOKEN === undefined, pmsg("secretLeaked", { name: "LAB33_GRADE_TOKEN" }));
+      check(env.LAB33_GIVEN === "given", pmsg("envMissing", { name: "LAB33_GIVEN" }));
+    } finally {
+      delete process.env[SECRET_NAME];
+    }
+  });
+
+  it("resolves close() only after the server is gone, and two concurrent close() calls share that shutdown", async () => {
+    // This server takes 300 ms to exit after SIGTERM, so a close() that does not wait shows.
+    const h = start({ scenarios: ["slow-exit"], sigtermDelayMs: 300 });
+    await within(h.client.initialize(), "initialize()");
+    const first = h.client.close();
+    const second = h.client.close();
+    await within(Promise.race([first, second]), "the first close() to resolve", HANG_MS + 2_000);
+    const afterFirst = alivePids(h);
+    check(afterFirst.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: afterFirst.join(", ") }));
+    await within(Promise.all([first, second]), "both close() calls", HANG_MS + 2_000);
+  });
+
+  it("leaves no child of the server behind after close()", async () => {
+    // The server starts a grandchild in its own process group and records its pid.
+    const h = start({ scenarios: ["grandchild"] });
+    await within(h.client.initialize(), "initialize()");
+    await within(h.client.close(), "close()", HANG_MS + 2_000);
+    const alive = alivePids(h);
+    check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
+  });
+
+  it("kills a server that ignores SIGTERM once closeTimeoutMs has passed", async () => {
+    const closeTimeoutMs = 200;
+    const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs });
+    await within(h.client.initialize(), "initialize()");
+    // A hang detector, not a stopwatch: closeTimeoutMs plus the usual margin.
+    await within(h.client.close(), `close() with closeTimeoutMs ${closeTimeoutMs}`, closeTimeoutMs + HANG_MS);
+    const alive = alivePids(h);
+    check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
+  });
+});

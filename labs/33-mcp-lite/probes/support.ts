@@ -1,0 +1,70 @@
+// The rubric probes' harness: like the evidence tests' harness, but cleanup waits for a
+// broken close() only as long as the hang detector does (a probe run stays fast on a client
+// that never settles), and the seed that drives every random choice comes from LAB_SEED.
+
+import { onTestFinished } from "vitest";
+import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
+import { HANG_MS, liveClientTimers, settleWithin, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+
+/** The seed of this run (the grader passes --seed as LAB_SEED). */
+export const SEED = Number.isInteger(Number(process.env.LAB_SEED)) ? Number(process.env.LAB_SEED) : 1;
+
+// mulberry32: a small seeded generator, so one seed always gives one sequence.
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Creates a client on a fresh fixture workspace; cleanup (close, bounded; then kill what the
+// fixture recorded) is registered with the current test.
+export function probeHarness<C extends ClientLike>(
+  make: (command: { executable: string; args: string[] }) => C,
+  fixture: FixtureOptions = {},
+): Harness<C> {
+  const timersBefore = timerSnapshot();
+  const ws = createFixtureWorkspace("lab33-probe-");
+  const client = make(ws.command({ selfDestructMs: 60_000, ...fixture }));
+  onTestFinished(async () => {
+    await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS).catch(() => {});
+    await ws.cleanup();
+  });
+  return { client, ws, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
+}
+
+/** Throws unless no timer of the client is alive. */
+export function expectNoClientTimers(h: Harness<ClientLike>, when: string): void {
+  const timers = liveClientTimers(h.timersBefore);
+  if (timers.length > 0) throw new Error(pmsg("timersLeft", { when, count: timers.length, where: timers.slice(0, 2).join("; ") }));
+}
+
+/** Pids the fixture recorded that are alive now. */
+export function alivePids(h: Harness<ClientLike>): number[] {
+  return h.pids().filter(isAlive);
+}
+
+// Collects errors that escape as uncaught exceptions or unhandled rejections until stop().
+export function escapedErrors(): { errors: unknown[]; stop(): void } {
+  const errors: unknown[] = [];
+  const onError = (error: unknown) => errors.push(error);
+  process.on("uncaughtException", onError);
+  process.on("unhandledRejection", onError);
+  return {
+    errors,
+    stop() {
+      process.off("uncaughtException", onError);
+      process.off("unhandledRejection", onError);
+    },
+  };
+}
+
+/** Resolves after `ms` on a timer the client's timer tracker does not attribute to the client. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
