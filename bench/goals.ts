@@ -30,6 +30,8 @@ export interface GoalInputs {
   /** The reference client's large-argument outcomes, one per run. */
   largeArgOk: Array<boolean | null>;
   grades: GradeSample[];
+  /** Why there are no grades, when there are none. */
+  gradesMissing?: string;
 }
 
 export function judgeGoals(inputs: GoalInputs): Goal[] {
@@ -88,8 +90,9 @@ export function judgeGoals(inputs: GoalInputs): Goal[] {
       `memory growth ${worstGrowth.toFixed(1)} MiB, longest stall ${worstStall.toFixed(1)} ms`,
   });
 
-  goals.push(gradeGoal(inputs.grades, "solution", GOAL_LIMITS.gradeSolutionMs, { exitCode: 0, status: "pass" }));
-  goals.push(gradeGoal(inputs.grades, "starter", GOAL_LIMITS.gradeStarterMs, { exitCode: 1, status: "fail" }));
+  const missing = inputs.gradesMissing ?? "no grade ran";
+  goals.push(gradeGoal(inputs.grades, "solution", GOAL_LIMITS.gradeSolutionMs, { exitCode: 0, status: "pass" }, missing));
+  goals.push(gradeGoal(inputs.grades, "starter", GOAL_LIMITS.gradeStarterMs, { exitCode: 1, status: "fail" }, missing));
 
   const startup = ratio("startup-exit", "fixture", "node");
   goals.push({
@@ -111,10 +114,11 @@ function gradeGoal(
   target: GradeSample["target"],
   limitMs: number,
   expected: { exitCode: number; status: string },
+  missing: string,
 ): Goal {
   const samples = grades.filter((grade) => grade.target === target);
   const text = `full grade of the ${target === "solution" ? "solution" : "hanging starter"} ≤ ${limitMs / 1000} s median`;
-  if (samples.length === 0) return { id: `grade-${target}`, text, met: null, detail: "not measured (no grader/cli.ts, or grades skipped)" };
+  if (samples.length === 0) return { id: `grade-${target}`, text, met: null, detail: `not measured: ${missing}` };
   const times = samples.map((sample) => sample.ms).sort((a, b) => a - b);
   const mid = times.length >> 1;
   const medianMs = times.length % 2 ? times[mid]! : (times[mid - 1]! + times[mid]!) / 2;

@@ -64,25 +64,33 @@ interface Job {
   size: number;
 }
 
-function planJobs(config: BenchConfig): Job[] {
-  const jobs: Job[] = [];
-  const add = (task: Task, client: ClientName, server: ServerName, size: number) =>
-    jobs.push({ key: `${task}:${client}:${server}:${size}`, task, client, server, size });
-  const clients: ClientName[] = ["floor", "reference", "sdk"];
-  for (const client of clients) add("rtt", client, "raw", config.rttCalls);
-  for (const client of clients) add("rtt", client, "sdk", config.rttCalls);
-  for (const client of clients) add("burst", client, "raw", config.burstCalls);
-  for (const client of clients) add("arg", client, "raw", config.argBytes[0]);
-  for (const client of clients) add("arg", client, "raw", config.argBytes[1]);
-  // The floor has no line cap: against a flood it would only buffer until the deadline.
-  for (const client of ["reference", "sdk"] as const) add("flood", client, "raw", config.floodBytes);
-  return jobs;
+// Jobs grouped by the worker process that runs them. Memory is measured per job as the
+// peak minus the RSS before it, so a process runs only jobs in order of growing memory:
+// the round trips (no memory figure), the burst alone, the small then the large argument,
+// the flood alone.
+function planWorkers(config: BenchConfig): Job[][] {
+  const job = (task: Task, client: ClientName, server: ServerName, size: number): Job => ({
+    key: `${task}:${client}:${server}:${size}`,
+    task,
+    client,
+    server,
+    size,
+  });
+  const workers: Job[][] = [];
+  for (const client of ["floor", "reference", "sdk"] as const) {
+    workers.push([job("rtt", client, "raw", config.rttCalls), job("rtt", client, "sdk", config.rttCalls)]);
+    workers.push([job("burst", client, "raw", config.burstCalls)]);
+    workers.push([job("arg", client, "raw", config.argBytes[0]), job("arg", client, "raw", config.argBytes[1])]);
+    // The floor has no line cap: against a flood it would only buffer until the deadline.
+    if (client !== "floor") workers.push([job("flood", client, "raw", config.floodBytes)]);
+  }
+  return workers;
 }
 
-// Runs one worker process and parses its one-line JSON answer.
-function runWorker(job: Job, deadlineMs: number): Promise<WorkerResult> {
+// Runs one worker process and parses its one-line JSON answer: a result per job.
+function runWorker(jobs: Job[], deadlineMs: number): Promise<WorkerResult[]> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER, job.task, job.client, job.server, String(job.size), String(deadlineMs)], {
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER, String(deadlineMs), ...jobs.map((job) => job.key)], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -100,8 +108,8 @@ function runWorker(job: Job, deadlineMs: number): Promise<WorkerResult> {
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
       const line = stdout.trim().split("\n").pop() ?? "";
-      if (code === 0 && line.startsWith("{")) {
-        resolvePromise(JSON.parse(line) as WorkerResult);
+      if (code === 0 && line.startsWith("[")) {
+        resolvePromise(JSON.parse(line) as WorkerResult[]);
       } else {
         const why = signal ? `killed (${signal}${signal === "SIGKILL" ? `, over ${WORKER_DEADLINE_MS} ms` : ""})` : `exit ${code}`;
         reject(new Error(`${why}: ${lastLines(stderr)}`));
@@ -129,21 +137,23 @@ interface Collected {
 }
 
 async function measure(config: BenchConfig, withGrader: boolean): Promise<Collected> {
-  const jobs = planJobs(config);
-  const collected: Collected = { workers: new Map(jobs.map((job) => [job.key, []])), startup: [], grades: [], failures: [] };
+  const workers = planWorkers(config);
+  const collected: Collected = { workers: new Map(workers.flat().map((job) => [job.key, []])), startup: [], grades: [], failures: [] };
   warmStartup();
   for (let run = 1; run <= config.runs; run++) {
     // Rotate the order so no client always runs right after the same neighbour.
-    const shift = ((run - 1) * 5) % jobs.length;
-    const order = [...jobs.slice(shift), ...jobs.slice(0, shift)];
+    const shift = ((run - 1) * 4) % workers.length;
+    const order = [...workers.slice(shift), ...workers.slice(0, shift)];
     const began = performance.now();
-    for (const job of order) {
+    for (const jobs of order) {
       try {
-        collected.workers.get(job.key)!.push(await runWorker(job, config.floodDeadlineMs));
+        const results = await runWorker(jobs, config.floodDeadlineMs);
+        jobs.forEach((job, index) => collected.workers.get(job.key)!.push(results[index] ?? null));
       } catch (error) {
-        collected.workers.get(job.key)!.push(null);
-        collected.failures.push({ job: job.key, run, error: (error as Error).message });
-        log(`  run ${run}: ${job.key} failed: ${(error as Error).message}`);
+        const name = jobs.map((job) => job.key).join(" + ");
+        for (const job of jobs) collected.workers.get(job.key)!.push(null);
+        collected.failures.push({ job: name, run, error: (error as Error).message });
+        log(`  run ${run}: ${name} failed: ${(error as Error).message}`);
       }
     }
     try {
@@ -151,7 +161,7 @@ async function measure(config: BenchConfig, withGrader: boolean): Promise<Collec
     } catch (error) {
       collected.failures.push({ job: "startup", run, error: (error as Error).message });
     }
-    log(`run ${run}/${config.runs}: ${order.length} measurements + start-up in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+    log(`run ${run}/${config.runs}: ${order.length} worker processes + start-up in ${((performance.now() - began) / 1000).toFixed(1)} s`);
   }
   if (withGrader && config.graderRuns > 0) {
     if (!graderExists(ROOT)) {
@@ -285,7 +295,7 @@ function buildSections(config: BenchConfig, collected: Collected): Section[] {
   };
   const gradeNotes = (["solution", "starter"] as const).map((target) => {
     const samples = grades(target);
-    if (samples.length === 0) return `${target}: not measured${config.graderRuns === 0 ? " (grades skipped)" : " (no grader/cli.ts)"}`;
+    if (samples.length === 0) return `${target}: not measured${config.graderRuns === 0 ? " (grades skipped)" : graderExists(ROOT) ? " (see failed measurements)" : " (no grader/cli.ts)"}`;
     const outcomes = countBy(samples.map((sample) => `exit ${sample.exitCode}, status ${sample.status}`));
     return `${target}: ${outcomes}`;
   });
@@ -414,6 +424,8 @@ async function main(): Promise<void> {
     referenceFlood: (collected.workers.get(`flood:reference:raw:${config.floodBytes}`) ?? []) as Array<FloodResult | null>,
     largeArgOk: (largeArg as Array<ArgResult | null>).map((run) => run?.ok ?? null),
     grades: collected.grades,
+    gradesMissing:
+      config.graderRuns === 0 ? (values.quick ? "quick mode does not grade" : "--no-grader") : graderExists(ROOT) ? "every grade failed to run" : "grader/cli.ts does not exist",
   });
   const cpu = cpus();
   const results: BenchResults = {

@@ -1,9 +1,10 @@
-// One measurement in a fresh process, so that peak memory (the kernel's high-water mark,
-// getrusage maxRSS) belongs to that measurement alone. bench/run.ts starts it as
-//   node --import tsx bench/worker.ts <task> <client> <server> <size> [flood deadline ms, default 30000]
-// and reads one JSON line from its stdout. Tasks:
+// Measurements in a fresh process, so that peak memory (the kernel's high-water mark,
+// getrusage maxRSS) belongs to them alone. bench/run.ts starts it as
+//   node --import tsx bench/worker.ts <flood deadline ms> <task>:<client>:<server>:<size> ...
+// and reads one JSON array (a result per job, in order) from its stdout. Jobs that share a
+// process are ordered so that a later one never needs less memory than an earlier one. Tasks:
 //   rtt    cold start (spawn to first tools/list answer), then sequential echo round trips
-//   burst  `size` echo calls issued at once; calls/s and memory
+//   burst  `size` echo calls issued at once (after one warm-up burst of the same size); calls/s and memory
 //   arg    one call with a `size`-byte string argument (tool "length"); time, memory, stall
 //   flood  the server writes `size` bytes with no newline; time to fail, memory, stall, error
 // It asserts nothing about time; it reports what happened, including failures.
@@ -12,8 +13,7 @@ import { CLIENT_NAMES, createClient, SERVER_NAMES, type ClientName, type ServerN
 import { summarize } from "./stats.ts";
 import { TASKS, type Memory, type Task, type WorkerOptions, type WorkerResult } from "./types.ts";
 
-const RTT_WARMUP_CALLS = 300;
-const BURST_WARMUP_CALLS = 1_000;
+const RTT_WARMUP_CALLS = 1_000;
 
 async function runTask(options: WorkerOptions): Promise<WorkerResult> {
   const client = createClient(options.client, options.server, { inFlight: options.task === "burst" ? options.size : undefined });
@@ -35,8 +35,9 @@ async function runTask(options: WorkerOptions): Promise<WorkerResult> {
       }
       case "burst": {
         await client.start();
-        const warmup = Math.min(BURST_WARMUP_CALLS, options.size);
-        await Promise.all(Array.from({ length: warmup }, () => client.call("echo", { value: "warm" })));
+        // One burst of the same size first: the measured one then runs on warm code, as it
+        // would in a long-running agent, for every client alike.
+        await Promise.all(Array.from({ length: options.size }, (_, i) => client.call("echo", { value: `warm ${i}` })));
         const before = rssMiB();
         const began = performance.now();
         const outcomes = await Promise.allSettled(
@@ -141,17 +142,24 @@ function describe(error: unknown): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-function parseArgs(argv: string[]): WorkerOptions {
-  const [task, client, server, size, deadline = "30000"] = argv;
-  if (!TASKS.includes(task as Task)) throw new Error(`unknown task ${task}`);
-  if (!CLIENT_NAMES.includes(client as ClientName)) throw new Error(`unknown client ${client}`);
-  if (!SERVER_NAMES.includes(server as ServerName)) throw new Error(`unknown server ${server}`);
-  const n = Number(size);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`size must be a positive integer, got ${size}`);
+// Parses "<flood deadline ms> <task>:<client>:<server>:<size> ...".
+function parseArgs(argv: string[]): WorkerOptions[] {
+  const [deadline, ...specs] = argv;
   const deadlineMs = Number(deadline);
   if (!Number.isInteger(deadlineMs) || deadlineMs <= 0) throw new Error(`deadline must be a positive integer, got ${deadline}`);
-  return { task: task as Task, client: client as ClientName, server: server as ServerName, size: n, deadlineMs };
+  if (specs.length === 0) throw new Error("no job given");
+  return specs.map((spec) => {
+    const [task, client, server, size] = spec.split(":");
+    if (!TASKS.includes(task as Task)) throw new Error(`unknown task ${task}`);
+    if (!CLIENT_NAMES.includes(client as ClientName)) throw new Error(`unknown client ${client}`);
+    if (!SERVER_NAMES.includes(server as ServerName)) throw new Error(`unknown server ${server}`);
+    const n = Number(size);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`size must be a positive integer, got ${size}`);
+    return { task: task as Task, client: client as ClientName, server: server as ServerName, size: n, deadlineMs };
+  });
 }
 
-const result = await runTask(parseArgs(process.argv.slice(2)));
-process.stdout.write(`${JSON.stringify(result)}\n`);
+// Jobs run one after another; each reports its own memory figures (see Memory).
+const results: WorkerResult[] = [];
+for (const options of parseArgs(process.argv.slice(2))) results.push(await runTask(options));
+process.stdout.write(`${JSON.stringify(results)}\n`);
