@@ -199,7 +199,8 @@ async function checkStarter(lang: Lang, manifest: any): Promise<{ status: Status
   const { exitCode, result, output } = await grade([], lang);
   if (!result) return { status: "fail", details: [`the grader wrote no result (exit ${exitCode})`, tail(output)] };
   const byId = new Map((result.checks ?? []).map((c: any) => [c.id, c.status]));
-  const failing = [...byId].filter(([, s]) => s !== "pass").map(([id]) => id);
+  // Homework checks are bonus and never pinned; list only the graded ones.
+  const failing = [...byId].filter(([id, s]) => s !== "pass" && !String(id).startsWith("homework/")).map(([id]) => id);
   const details: string[] = [`status ${result.status}, exit ${exitCode}; failing: ${failing.join(", ") || "none"}`];
   for (const [id, want] of Object.entries(pinned)) {
     const got = byId.get(id);
