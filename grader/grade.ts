@@ -97,13 +97,6 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     }
     const only = findOnly(copy);
     if (only.length > 0) return couldNotGrade(t("onlyRefused", lang, { where: only.slice(0, 3).join(", ") }));
-    const [types, smoke] = await Promise.all([
-      typecheck(ROOT, gradeDir, copy, manifest, lang),
-      importSmoke(ROOT, gradeDir, copy, manifest, lang),
-    ]);
-    if (!types.ok) return couldNotGrade(types.message);
-    if (!smoke.ok) return couldNotGrade(smoke.message);
-
     const fixtureRoot = join(privateDir, "fixtures");
     mkdirSync(fixtureRoot);
     const resultsDir = mkdtempSync(join(privateDir, `${randomBytes(8).toString("hex")}-`));
@@ -114,6 +107,17 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     const configFile = join(gradeDir, "vitest.grade.config.ts");
     writeFileSync(configFile, gradeConfigSource(join(labDir, manifest.vitestConfig)));
 
+    // The type check and the import smoke test run alongside the tests: on this kind of
+    // machine that saves most of a second, and a failed preflight simply kills the run.
+    const preflight = Promise.all([
+      typecheck(ROOT, gradeDir, copy, manifest, lang),
+      importSmoke(ROOT, gradeDir, copy, manifest, lang),
+    ]).then(([types, smoke]) => (!types.ok ? types : smoke));
+    const stopRun = new AbortController();
+    void preflight.then((verdict) => {
+      if (!verdict.ok) stopRun.abort();
+    });
+
     const homework = homeworkFiles(labDir, manifest);
     const files = [...manifest.evidenceFiles, ...manifest.probeFiles, ...homework];
     const run = await runVitest({
@@ -123,6 +127,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       reporters: ["json", join(ROOT, "grader", "child", "progress-reporter.ts")],
       outputFile,
       deadlineMs,
+      signal: stopRun.signal,
       env: {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? privateDir,
@@ -135,6 +140,9 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
         LAB_LANG: lang,
         LAB_SEED: String(seed),
         LAB_HANG_MS: String(hangMs),
+        LAB_HOMEWORK_TIMEOUT_MS: String(3 * hangMs),
+        // One worker per file: the tests mostly wait on timers and pipes, not on the CPU.
+        LAB_MAX_WORKERS: String(Math.min(files.length, 12)),
         LAB_FIXTURE_ROOT: fixtureRoot,
         LAB_WORKSPACE_LOG: workspaceLog,
         LAB_STRAY_LOG: strayLog,
@@ -144,6 +152,8 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       },
     });
 
+    const verdict = await preflight;
+
     // Leftovers: what outlived vitest in its tree, anything carrying the grade's token,
     // and any pid a fixture recorded that is still alive.
     const survivors = new Map<number, string>();
@@ -151,6 +161,8 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     for (const p of withEnvToken(TOKEN_ENV, token)) survivors.set(p.pid, commandLine(p.pid));
     for (const pid of recordedPids(fixtureRoot)) if (isLivePid(pid)) survivors.set(pid, commandLine(pid));
     await killAndWait(survivors.keys());
+
+    if (!verdict.ok) return couldNotGrade(verdict.message);
 
     const workspaces = readJsonLines<WorkspaceRecord>(workspaceLog);
     const strays = readJsonLines<StrayRecord>(strayLog);

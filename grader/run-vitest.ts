@@ -33,6 +33,8 @@ export interface VitestRunOptions {
   outputFile: string;
   env: NodeJS.ProcessEnv;
   deadlineMs: number;
+  /** Aborting it kills the run (the preflight failed). */
+  signal?: AbortSignal;
 }
 
 export function runVitest(o: VitestRunOptions): Promise<VitestRun> {
@@ -66,12 +68,17 @@ export function runVitest(o: VitestRunOptions): Promise<VitestRun> {
       scan();
       if (child.pid !== undefined) killGroup(child.pid);
     }, o.deadlineMs);
+    const stop = () => {
+      if (child.pid !== undefined) killGroup(child.pid);
+    };
+    o.signal?.addEventListener("abort", stop, { once: true });
     let done = false;
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       if (done) return;
       done = true;
       clearInterval(scanner);
       clearTimeout(deadline);
+      o.signal?.removeEventListener("abort", stop);
       // Taken before the group kill: what outlived vitest (vitest's own workers excluded).
       const leftovers = stillAlive(seen).filter((p) => !commandLine(p.pid, 4096).includes("node_modules/vitest/"));
       if (child.pid !== undefined) killGroup(child.pid); // workers and anything else left in the group

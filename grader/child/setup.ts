@@ -5,10 +5,17 @@
 // Those are SIGKILLed and written, with the test's name, to $LAB_STRAY_LOG.
 
 import { appendFileSync } from "node:fs";
-import { beforeEach } from "vitest";
+import { beforeEach, expect, vi } from "vitest";
 import { commandLine, descendants, killAndWait } from "../procs.ts";
 
 const strayLog = process.env.LAB_STRAY_LOG;
+
+// Homework tests are bonus: they get a tighter safety net than the graded tests, so a
+// hanging bonus test cannot dominate the time a learner waits for the verdict.
+const homeworkTimeoutMs = Number(process.env.LAB_HOMEWORK_TIMEOUT_MS ?? 0);
+if (homeworkTimeoutMs > 0 && /[\\/]homework[\\/]/.test(expect.getState().testPath ?? "")) {
+  vi.setConfig({ testTimeout: homeworkTimeoutMs, hookTimeout: homeworkTimeoutMs });
+}
 
 beforeEach((ctx) => {
   const name = [...ancestorNames(ctx.task), ctx.task.name].join(" > ");
