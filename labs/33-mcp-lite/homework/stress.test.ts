@@ -1,0 +1,43 @@
+// Homework: 100 concurrent calls with random delays. Every call gets its own answer, and
+// afterwards nothing is left: no pending entry, no timer, no abort listener.
+
+import { describe, it } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { abortListeners, check, expectCleanShutdown, harness, within } from "../tests/support.ts";
+import { msg } from "../tests/messages.ts";
+import { hw } from "./messages.ts";
+
+// mulberry32: one seed, one sequence of delays, so a failure can be replayed.
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("homework/stress-100", () => {
+  it("matches 100 random-delay calls to their answers and leaves nothing pending", async () => {
+    const seed = Number(process.env.LAB_SEED ?? 33);
+    const next = random(seed);
+    const h = harness((command) => new McpClient({ ...command, timeoutMs: 20_000 }));
+    await within(h.client.initialize(), "initialize()");
+    const signal = new AbortController().signal; // one long-lived signal shared by every call
+    const calls = Array.from({ length: 100 }, (_, index) => {
+      const delay = Math.floor(next() * 40);
+      return h.client.callTool("echo", { value: `call-${index}`, delay }, { signal });
+    });
+    const results = await within(Promise.all(calls), "100 calls", 10_000);
+    results.forEach((result, index) => {
+      const expected = { content: `call-${index}` };
+      check(JSON.stringify(result) === JSON.stringify(expected), hw("stressMismatch", { index, expected, actual: result }));
+    });
+    check(h.client.pendingCount === 0, msg("pendingLeft", { when: "100 calls", count: h.client.pendingCount }));
+    const listeners = abortListeners(signal);
+    check(listeners === 0, msg("listenersLeft", { when: "100 calls", count: listeners }));
+    await expectCleanShutdown(h, "100 calls");
+  });
+});
