@@ -21,12 +21,12 @@ export default defineConfig({
     ],
     coverage: {
       provider: "v8",
-      include: ["labs/33-mcp-lite/solution/src/**", "grader/**", "fixtures/**"],
-      exclude: ["**/*.test.ts", "grader/platforms/**"],
-      reporter: ["text-summary", "text", "json-summary"],
-      thresholds: {
-        "labs/33-mcp-lite/solution/src/**": { lines: 90, branches: 80 },
-      },
+      include: ["labs/33-mcp-lite/solution/src/**/*.ts", "grader/**/*.{ts,mjs}", "fixtures/*.{ts,mjs}"],
+      exclude: ["**/*.test.ts", "tests/**", "grader/platforms/**", "fixtures/measure-startup.mjs"],
+      // `npm run coverage` (scripts/coverage.mjs) adds the fixture server's child-process
+      // coverage and enforces the thresholds per group.
+      reporter: ["text-summary", "json"],
+      reportOnFailure: true,
     },
   },
 });
