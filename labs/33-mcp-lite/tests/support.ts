@@ -207,7 +207,9 @@ export function harness<C extends ClientLike>(
   const ws = createFixtureWorkspace();
   const client = make(ws.command({ selfDestructMs: 60_000, ...fixture }));
   onTestFinished(async () => {
-    await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", 5_000).catch(() => {});
+    // A correct close() against these fixtures takes milliseconds; waiting the hang deadline
+    // (not more) keeps a client whose close() never settles from costing seconds per test.
+    await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS).catch(() => {});
     await ws.cleanup();
   });
   return { client, ws, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
