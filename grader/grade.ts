@@ -36,6 +36,8 @@ export interface GradeOptions {
   hangMs?: number;
   /** Keep the grade's temp folders (for debugging). */
   keep?: boolean;
+  /** Run the homework bonus tests too (default true). */
+  homework?: boolean;
 }
 
 // Loads labs/<lab>/lab.ts.
@@ -118,7 +120,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       if (!verdict.ok) stopRun.abort();
     });
 
-    const homework = homeworkFiles(labDir, manifest);
+    const homework = options.homework === false ? [] : homeworkFiles(labDir, manifest);
     const files = [...manifest.evidenceFiles, ...manifest.probeFiles, ...homework];
     const run = await runVitest({
       root: ROOT,

@@ -1,0 +1,68 @@
+// The corpus of known-bad submissions (labs/<lab>/corpus/<name>/). Each entry has an
+// expected.json and either a src/ folder of its own (hostile or hand-written clients) or a
+// mutation.json: small find/replace edits that turn a copy of the reference solution into
+// a submission with exactly one defect. Mutations keep the corpus in step with the
+// solution; an edit whose `find` text is gone fails loudly instead of grading the wrong code.
+
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CheckStatus } from "./manifest.ts";
+
+export interface Mutation {
+  file: string;
+  find: string;
+  replace: string;
+}
+
+export interface CorpusExpectation {
+  /** The defect, in one sentence (English, for maintainers). */
+  defect: string;
+  /** The overall status the grader must report. */
+  status: CheckStatus;
+  /** Checks that must fail (or be error, for could-not-grade entries). */
+  mustFail: string[];
+  /** Checks that must pass; the happy path for every entry that still works at all. */
+  mustPass: string[];
+  /** Text the result's message must contain (could-not-grade entries: the file and line). */
+  messageIncludes?: string[];
+}
+
+export interface CorpusEntry {
+  name: string;
+  dir: string;
+  expected: CorpusExpectation;
+  mutations?: Mutation[];
+}
+
+export function listCorpus(labDir: string): CorpusEntry[] {
+  const root = join(labDir, "corpus");
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+    .map((name) => {
+      const dir = join(root, name);
+      const expected = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8")) as CorpusExpectation;
+      const mutationFile = join(dir, "mutation.json");
+      const mutations = existsSync(mutationFile) ? (JSON.parse(readFileSync(mutationFile, "utf8")) as Mutation[]) : undefined;
+      return mutations ? { name, dir, expected, mutations } : { name, dir, expected };
+    });
+}
+
+// Returns a folder to grade: the entry itself, or solution + mutations written under `work`.
+export function materialize(entry: CorpusEntry, solutionDir: string, work: string): string {
+  if (!entry.mutations) return entry.dir;
+  const dest = join(work, entry.name);
+  mkdirSync(dest, { recursive: true });
+  cpSync(solutionDir, dest, { recursive: true });
+  for (const m of entry.mutations) {
+    const file = join(dest, m.file);
+    const text = readFileSync(file, "utf8");
+    const at = text.indexOf(m.find);
+    if (at === -1) throw new Error(`corpus ${entry.name}: ${m.file} no longer contains ${JSON.stringify(m.find.slice(0, 80))}`);
+    if (text.indexOf(m.find, at + 1) !== -1) throw new Error(`corpus ${entry.name}: ${m.file} contains ${JSON.stringify(m.find.slice(0, 80))} more than once`);
+    writeFileSync(file, text.slice(0, at) + m.replace + text.slice(at + m.find.length));
+  }
+  return dest;
+}
