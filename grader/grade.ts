@@ -38,6 +38,8 @@ export interface GradeOptions {
   keep?: boolean;
   /** Run the homework bonus tests too (default true). */
   homework?: boolean;
+  /** Told the grade's private folders and process token before the run (tests check nothing outlives them). */
+  onRun?: (info: { token: string; gradeDir: string; privateDir: string }) => void;
 }
 
 // Loads labs/<lab>/lab.ts.
@@ -90,6 +92,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
   const gradeDir = mkdtempSync(join(ROOT, ".grade", "g-"));
   const privateDir = mkdtempSync(join(tmpdir(), "lab33-grade-"));
   const token = randomBytes(12).toString("hex");
+  options.onRun?.({ token, gradeDir, privateDir });
   try {
     const copy = join(gradeDir, "submission");
     try {
