@@ -132,7 +132,7 @@ function gradeGoal(
     id: `grade-${target}`,
     text,
     met: wrong.length === 0 && medianMs <= limitMs,
-    detail: `median ${(medianMs / 1000).toFixed(2)} s over ${samples.length} runs; ${outcome}`,
+    detail: `median ${(medianMs / 1000).toFixed(2)} s over ${samples.length} run(s); ${outcome}`,
   };
 }
 

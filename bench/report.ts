@@ -124,7 +124,8 @@ export function renderMarkdown(results: BenchResults, jsonPath: string): string 
       `load average at start ${m.loadAverageAtStart.map((value) => value.toFixed(2)).join(" / ")}`,
     `- Settings: ${c.runs} runs per figure; ${c.rttCalls} sequential calls per run after a warm-up; ` +
       `${c.burstCalls.toLocaleString("en-US")} calls at once; arguments of ${mib(c.argBytes[0])} and ${mib(c.argBytes[1])}; ` +
-      `a flood of ${mib(c.floodBytes)} with no newline; ${c.graderRuns} full grades per target`,
+      `a flood of ${mib(c.floodBytes)} with no newline; up to ${c.graderRuns} full grades per target ` +
+      `(no new grade starts after ${c.budgetS} s, so the whole bench stays under 3 minutes)`,
     "",
   ];
   for (const section of results.sections) {

@@ -23,6 +23,8 @@ export interface BenchConfig {
   startupSamples: number;
   /** Full grades per target (0: not measured). */
   graderRuns: number;
+  /** Seconds after which no further grade starts, so the whole bench stays under 3 minutes. */
+  budgetS: number;
 }
 
 /** One table cell: a figure over the runs, and what else a reader must know about it. */

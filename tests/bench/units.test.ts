@@ -15,6 +15,7 @@ const CONFIG: BenchConfig = {
   floodDeadlineMs: 30_000,
   startupSamples: 5,
   graderRuns: 0,
+  budgetS: 170,
 };
 
 // A row whose every column has one run with the given value.
