@@ -1,11 +1,12 @@
 // npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
 //                  [--format text|json|markdown|gradescope|exercism|junit] [--out FILE]
 //                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX]]
-//                  [--deadline-ms N] [--hang-ms N] [--keep]
+//                  [--deadline-ms N] [--hang-ms N] [--keep] [--from RESULT.json]
+// --from re-renders a saved native result in another --format without grading again.
 // Exit status: 0 pass, 1 fail, 2 could not grade (CONTRACT §2). The --json file is
 // written in every case, even when grading itself broke.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runBatch } from "./batch.ts";
@@ -16,7 +17,8 @@ import { exitCodeOf, type GradeResult } from "./result.ts";
 
 const USAGE = `usage: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
        [--format text|json|markdown|gradescope|exercism|junit] [--out FILE] [--seed N] [--lang zh|en]
-       [--batch DIR [--workers N] [--gradebook PREFIX]] [--deadline-ms N] [--hang-ms N] [--keep]`;
+       [--batch DIR [--workers N] [--gradebook PREFIX]] [--deadline-ms N] [--hang-ms N] [--keep]
+       [--from RESULT.json]   re-render a saved --json result in another --format`;
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -29,13 +31,14 @@ async function main(argv: string[]): Promise<number> {
       format: { type: "string", default: "text" },
       out: { type: "string" },
       seed: { type: "string" },
-      lang: { type: "string", default: "zh" },
+      lang: { type: "string" },
       batch: { type: "string" },
       workers: { type: "string" },
       gradebook: { type: "string" },
       "deadline-ms": { type: "string" },
       "hang-ms": { type: "string" },
       keep: { type: "boolean", default: false },
+      from: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -45,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const lang = values.lang === "en" ? "en" : values.lang === "zh" ? "zh" : undefined;
+  const lang = values.lang === undefined || values.lang === "zh" ? "zh" : values.lang === "en" ? "en" : undefined;
   if (!lang) throw new UsageError(`--lang must be zh or en, got ${values.lang}`);
   const format = values.format as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
@@ -59,6 +62,14 @@ async function main(argv: string[]): Promise<number> {
     hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"]),
     keep: values.keep,
   };
+
+  if (values.from) {
+    const saved = JSON.parse(readFileSync(resolve(values.from), "utf8")) as GradeResult;
+    const text = render(values.lang === undefined ? saved : { ...saved, lang: lang as Lang }, format);
+    if (values.out) writeOut(values.out, text);
+    process.stdout.write(text);
+    return exitCodeOf(saved.status);
+  }
 
   if (values.batch) {
     const summary = await runBatch({

@@ -202,8 +202,10 @@ function runningTests(progress: ProgressRecord[]): string[] {
 // turned into the harness's own "hung" wording.
 function failureText(messages: string[], title: string, lang: Lang, input: BuildInput): string {
   const raw = messages[0] ?? "";
-  const timedOut = /Test timed out in (\d+)ms/.exec(raw);
+  const timedOut = /(?:Test|Hook) timed out in (\d+)ms/.exec(raw);
   if (timedOut) return t("testTimedOut", lang, { title, ms: timedOut[1] });
+  // vitest's placeholder when a hook (the test's cleanup) ran out of time.
+  if (raw.startsWith("STACK_TRACE_ERROR")) return t("testTimedOut", lang, { title, ms: "?" });
   const lines: string[] = [];
   for (const line of raw.split("\n")) {
     if (/^\s+at /.test(line)) break;

@@ -1,6 +1,10 @@
 // Picks the renderer for --format.
 
 import type { GradeResult } from "../result.ts";
+import { renderExercism } from "./exercism.ts";
+import { renderGradescope } from "./gradescope.ts";
+import { renderJunit } from "./junit.ts";
+import { renderMarkdown } from "./markdown.ts";
 import { renderText } from "./text.ts";
 
 export const FORMATS = ["text", "json", "markdown", "gradescope", "exercism", "junit"] as const;
@@ -10,8 +14,15 @@ export function render(result: GradeResult, format: Format): string {
   switch (format) {
     case "json":
       return `${JSON.stringify(result, null, 2)}\n`;
+    case "markdown":
+      return renderMarkdown(result);
+    case "gradescope":
+      return renderGradescope(result);
+    case "exercism":
+      return renderExercism(result);
+    case "junit":
+      return renderJunit(result);
     case "text":
-    default:
       return renderText(result);
   }
 }
