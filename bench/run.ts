@@ -372,13 +372,18 @@ function cellOf<T>(runs: Array<T | null>, pick: (result: T) => number, note?: (r
   return { ...figure(values), ...(text ? { note: text } : {}) };
 }
 
+// Counts the flood outcomes by error code, with one example message per code.
 function describeErrors(runs: Array<FloodResult | null>): string {
+  const examples = new Map<string, string>();
   const outcomes = runs.map((run) => {
     if (!run) return "no result";
     if (!run.failed) return `did not fail (${run.error})`;
-    return `rejected with ${run.errorCode ?? "no code"}: ${(run.error ?? "").slice(0, 120)}`;
+    const code = `rejected with ${run.errorCode ?? "no code"}`;
+    if (!examples.has(code)) examples.set(code, (run.error ?? "").slice(0, 140));
+    return code;
   });
-  return countBy(outcomes);
+  const example = [...examples].map(([code, message]) => `${code}, e.g. "${message}"`).join("; ");
+  return `${countBy(outcomes)}${example ? ` (${example})` : ""}`;
 }
 
 function countBy(items: string[]): string {
