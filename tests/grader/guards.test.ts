@@ -1,0 +1,43 @@
+// The grader's guards that no corpus entry reaches on its own: `.only` is refused before
+// anything runs, and the overall deadline stops a run, says which tests were still
+// running, and leaves nothing behind.
+
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { grade, ROOT, TOKEN_ENV } from "../../grader/grade.ts";
+import { withEnvToken } from "../../grader/procs.ts";
+import { GRADE_TEST_TIMEOUT_MS } from "./pool.ts";
+
+const lab = join(ROOT, "labs", "33-mcp-lite");
+const work = mkdtempSync(join(tmpdir(), "lab33-guards-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe.concurrent("grader guards", () => {
+  it("refuses a submission that uses .only, naming the file and line", async () => {
+    const dir = join(work, "only");
+    cpSync(join(lab, "solution"), dir, { recursive: true });
+    mkdirSync(join(dir, "test"));
+    writeFileSync(join(dir, "test", "mine.test.ts"), 'import { it } from "vitest";\n\nit.only("just mine", () => {});\n');
+    const result = await grade({ submission: dir, lang: "en", seed: 1, homework: false });
+    expect(result.status).toBe("error");
+    expect(result.message).toContain("test/mine.test.ts:3");
+    expect(result.checks.every((c) => c.status === "error")).toBe(true);
+  });
+
+  it("stops a run at the overall deadline, names the tests still running, and leaves no process", { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
+    let token = "";
+    const result = await grade({
+      submission: join(lab, "corpus", "never-settles"),
+      lang: "en",
+      seed: 1,
+      homework: false,
+      deadlineMs: 4_000,
+      onRun: (info) => (token = info.token),
+    });
+    expect(result.status).toBe("error");
+    expect(result.message).toMatch(/overall deadline of 4000 ms; still running then: .*evidence\//);
+    expect(withEnvToken(TOKEN_ENV, token)).toEqual([]);
+  });
+});
