@@ -171,7 +171,7 @@ function fromAssertion(file: string, a: VitestAssertion, lang: Lang, input: Buil
   const status = a.status === "passed" ? "pass" : a.status === "failed" ? "fail" : "skip";
   const outcome: TestOutcome = { title: a.title, status };
   if (typeof a.duration === "number") outcome.durationMs = Math.round(a.duration);
-  if (status === "fail") outcome.message = failureText(a.failureMessages, a.title, lang, input);
+  if (status === "fail") outcome.message = failureText(a.failureMessages, a.title, lang, input, a.duration ?? undefined);
   return { file, describe: a.ancestorTitles[0] ?? "", outcome, fullName: [...a.ancestorTitles, a.title].join(" > ") };
 }
 
@@ -200,12 +200,14 @@ function runningTests(progress: ProgressRecord[]): string[] {
 
 // The first meaningful lines of a failure: the message without the stack, vitest's timeout
 // turned into the harness's own "hung" wording.
-function failureText(messages: string[], title: string, lang: Lang, input: BuildInput): string {
+function failureText(messages: string[], title: string, lang: Lang, input: BuildInput, durationMs?: number): string {
   const raw = messages[0] ?? "";
   const timedOut = /(?:Test|Hook) timed out in (\d+)ms/.exec(raw);
   if (timedOut) return t("testTimedOut", lang, { title, ms: timedOut[1] });
   // vitest's placeholder when a hook (the test's cleanup) ran out of time.
-  if (raw.startsWith("STACK_TRACE_ERROR")) return t("testTimedOut", lang, { title, ms: "?" });
+  if (/^(?:Error: )?STACK_TRACE_ERROR/.test(raw)) {
+    return t("testTimedOut", lang, { title, ms: typeof durationMs === "number" ? String(Math.round(durationMs)) : "?" });
+  }
   const lines: string[] = [];
   for (const line of raw.split("\n")) {
     if (/^\s+at /.test(line)) break;
