@@ -59,7 +59,7 @@ function referenceDriver(command: { executable: string; args: string[] }): Drive
   const client = new McpClient({ ...command, timeoutMs: 60_000, closeTimeoutMs: CLOSE_TIMEOUT_MS });
   return {
     start: async () => void (await client.initialize()),
-    call: (name, args = {}, opts = {}) => client.callTool(name, args, opts),
+    call: (name, args = {}, opts = {}) => handled(client.callTool(name, args, opts)),
     close: () => client.close(),
     pid: () => client.pid,
     stderrKeptBytes: () => Buffer.byteLength(client.stderr.text),
@@ -78,10 +78,12 @@ function sdkDriver(command: { executable: string; args: string[] }): Driver {
   return {
     start: () => client.connect(transport),
     call: (name, args = {}, opts = {}) =>
-      client.request({ method: "tools/call", params: { name, arguments: args } }, ResultSchema, {
-        timeout: opts.timeoutMs ?? 60_000,
-        signal: opts.signal,
-      }),
+      handled(
+        client.request({ method: "tools/call", params: { name, arguments: args } }, ResultSchema, {
+          timeout: opts.timeoutMs ?? 60_000,
+          signal: opts.signal,
+        }),
+      ),
     close: () => client.close(),
     pid: () => transport.pid ?? undefined,
     stderrKeptBytes: () => 0,
@@ -90,6 +92,13 @@ function sdkDriver(command: { executable: string; args: string[] }): Driver {
 }
 
 // ---- observation helpers ---------------------------------------------------------------
+
+// Marks a call's rejection as handled (a scenario may observe it only after close()), and
+// returns the same promise for observation.
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
 
 interface Observed {
   outcome: string;
@@ -127,11 +136,11 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function until(condition: () => boolean, ms: number): Promise<boolean> {
+async function until(condition: () => boolean, ms: number, everyMs = 5): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) return false;
-    await sleep(5);
+    await sleep(everyMs);
   }
   return true;
 }
@@ -218,7 +227,9 @@ const SCENARIOS: Scenario[] = [
     async run(d, ws) {
       await d.start();
       const began = performance.now();
-      const done = await until(() => d.floodEnded(), 20_000);
+      // Polled slowly: reading the reference client's tail decodes 64 KiB, and the garbage
+      // of frequent polls would be charged to the client's peak memory.
+      const done = await until(() => d.floodEnded(), 20_000, 50);
       const call = await observe(d.call("echo", { value: "after the flood" }));
       const kept = d.stderrKeptBytes();
       const { left } = await closeAndCount(d, ws);
@@ -477,6 +488,10 @@ ${memoryLines.join("\n") || "- (not run)"}
 How to read it: the reference client refuses a line at \`maxLineBytes\` (1 MiB) before holding it whole and keeps
 64 KiB of stderr; the SDK's read buffer grows with the unterminated line until the connection fails, and its
 stderr is the caller's job (here drained and dropped, so its stderr figure is the pipe traffic only).
+In the stderr flood both clients read the same 50 MiB of pipe chunks, and both peaks are mostly chunks V8 had
+not collected yet. The fault battery (tests/hardening/faults.test.ts) checks what the reference client
+*retains* after a collection: under 64 KiB of tail + 4 MiB. Why its uncollected peak is higher than the SDK's
+in this scenario was not investigated; it is not retained memory.
 `;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, doc);
