@@ -1,5 +1,6 @@
 // Runs the lab's six evidence tests against one folder: `node scripts/lab-test.mjs starter`,
-// `... solution`, or `... path/to/submission`. Extra arguments go to vitest.
+// `... solution`, or `... path/to/submission`. Extra arguments go to vitest, so
+// `npm run lab:starter -- timeout` runs only tests/evidence/timeout.test.ts.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -16,6 +17,6 @@ if (!existsSync(join(dir, "src", "mcp-client.ts"))) {
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const result = spawnSync(process.execPath, [vitest, "run", "--config", join(labDir, "vitest.config.ts"), ...rest], {
   stdio: "inherit",
-  env: { LAB_TEST_FILES: "tests/lab.test.ts", ...process.env, LAB_SUBMISSION: dir },
+  env: { LAB_TEST_FILES: "tests/evidence/*.test.ts", ...process.env, LAB_SUBMISSION: dir },
 });
 process.exit(result.status ?? 1);

@@ -179,7 +179,14 @@ export const lab: LabManifest = {
   entry: "src/mcp-client.ts",
   requiredExports: ["McpClient", "McpError"],
   vitestConfig: "vitest.config.ts",
-  evidenceFiles: ["tests/lab.test.ts"],
+  evidenceFiles: [
+    "tests/evidence/happy-path.test.ts",
+    "tests/evidence/out-of-order.test.ts",
+    "tests/evidence/remote-error.test.ts",
+    "tests/evidence/timeout.test.ts",
+    "tests/evidence/abort.test.ts",
+    "tests/evidence/server-exit.test.ts",
+  ],
   probeFiles: [
     "probes/id-matching.test.ts",
     "probes/lifecycle.test.ts",

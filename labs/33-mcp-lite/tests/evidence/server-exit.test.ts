@@ -1,0 +1,33 @@
+// Evidence test: evidence/server-exit (see common.ts for how all six are built).
+
+import { describe, it } from "vitest";
+import { msg } from "../messages.ts";
+import { check, expectCleanShutdown, expectCode, rejection, within } from "../support.ts";
+import { start, expectValue } from "./common.ts";
+
+describe("evidence/server-exit", () => {
+  it("rejects every pending call with MCP_PROCESS_EXIT, exit code and stderr, and can start again", async () => {
+    const h = start();
+    await within(h.client.initialize(), "initialize()");
+    const firstPid = h.client.pid;
+    const pending = [
+      h.client.callTool("never", {}),
+      h.client.callTool("echo", { value: "held", after: "nothing-will-answer-this" }),
+      h.client.callTool("exit", { code: 7, stderr: "fatal: disk on fire\n" }),
+    ];
+    const errors = await Promise.all(pending.map((p, i) => rejection(p, `pending call #${i + 1}`)));
+    errors.forEach((error, i) => expectCode(error, "MCP_PROCESS_EXIT", `pending call #${i + 1}`));
+    const withDetails = errors.find((e) => e.exitCode === 7 && String(e.stderr ?? "").includes("disk on fire"));
+    check(
+      withDetails,
+      msg("exitDetails", { code: 7, text: "disk on fire", actualCode: errors[0]?.exitCode, actualStderr: errors[0]?.stderr }),
+    );
+    check(!h.client.initialized, msg("stillInitialized"));
+    check(h.client.pendingCount === 0, msg("pendingLeft", { when: "MCP_PROCESS_EXIT", count: h.client.pendingCount }));
+
+    await within(h.client.initialize(), "initialize() after the exit");
+    check(h.client.pid !== undefined && h.client.pid !== firstPid, msg("notRestartable"));
+    expectValue(await within(h.client.callTool("echo", { value: "again" }), "callTool(echo) on the new server"), { content: "again" }, "callTool(echo) on the new server");
+    await expectCleanShutdown(h, "server exit");
+  });
+});

@@ -1,0 +1,25 @@
+// Evidence test: evidence/timeout (see common.ts for how all six are built).
+
+import { describe, it } from "vitest";
+import { msg } from "../messages.ts";
+import { check, expectCleanShutdown, expectCode, rejection, sent, waitFor, within } from "../support.ts";
+import { start } from "./common.ts";
+
+describe("evidence/timeout", () => {
+  it("rejects with MCP_TIMEOUT, cleans up, and never hands the late answer to a newer call", async () => {
+    // This server answers even after a cancellation notice, as one that already finished would.
+    const h = start({ scenarios: ["ignore-cancellation"] });
+    await within(h.client.initialize(), "initialize()");
+    const never = await rejection(h.client.callTool("never", {}, { timeoutMs: 100 }), "callTool(never, 100 ms)");
+    expectCode(never, "MCP_TIMEOUT", "callTool(never, 100 ms)");
+    check(h.client.pendingCount === 0, msg("pendingLeft", { when: "MCP_TIMEOUT", count: h.client.pendingCount }));
+
+    // The server answers "late" 300 ms after receiving it, long after the 50 ms deadline.
+    const late = await rejection(h.client.callTool("echo", { value: "late", delay: 300 }, { timeoutMs: 50 }), "callTool(echo late, 50 ms)");
+    expectCode(late, "MCP_TIMEOUT", "callTool(echo late, 50 ms)");
+    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer", 5_000);
+    const next = await within(h.client.callTool("echo", { value: "next" }), "callTool(echo next)");
+    check(JSON.stringify(next) === JSON.stringify({ content: "next" }), msg("lateAnswerMatched", { actual: next }));
+    await expectCleanShutdown(h, "timeout");
+  });
+});
