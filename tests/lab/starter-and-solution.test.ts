@@ -16,6 +16,13 @@ describe("starter and solution", () => {
     expect(files("starter")).toEqual(files("solution"));
   });
 
+  it("hand the learner the solution's own errors.ts and options.ts (the contract), unchanged", () => {
+    for (const file of ["errors.ts", "options.ts"]) {
+      const read = (dir: string) => readFileSync(join(labDir, dir, "src", file), "utf8");
+      expect(read("starter"), file).toBe(read("solution"));
+    }
+  });
+
   it("export the same names from every shared file", async () => {
     const files = readdirSync(join(labDir, "solution", "src")).filter((f) => f.endsWith(".ts"));
     for (const file of files) {

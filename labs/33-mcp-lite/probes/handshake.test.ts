@@ -3,16 +3,9 @@
 // version fails the handshake and stops the child.
 
 import { describe, it } from "vitest";
-import { McpClient } from "#submission/src/mcp-client.ts";
 import { check, expectCode, received, rejection, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { alivePids, probeHarness } from "./support.ts";
-
-type Fixture = Parameters<typeof probeHarness>[1];
-
-function start(fixture: Fixture = {}, timeoutMs = 10_000) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
-}
+import { alivePids, start } from "./support.ts";
 
 function expectNotInitialized(error: any, label: string): void {
   check(error?.code === "MCP_NOT_INITIALIZED", pmsg("notInitializedCode", { label, actual: error?.code ?? String(error) }));
@@ -48,7 +41,7 @@ describe("rubric/handshake", () => {
     check(note > answer && answer >= 0, pmsg("initializedTooEarly"));
 
     // A server that never answers initialize must never see notifications/initialized.
-    const silent = start({ scenarios: ["hang-initialize"] }, 200);
+    const silent = start({ scenarios: ["hang-initialize"] }, { timeoutMs: 200 });
     await rejection(silent.client.initialize(), "initialize() against a server that never answers");
     check(!silent.client.initialized, pmsg("stillInitialized"));
     const notes = received(silent.log(), "notifications/initialized");

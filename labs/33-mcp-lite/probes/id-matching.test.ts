@@ -3,16 +3,9 @@
 // ids, duplicates, a late answer after a timeout, and the ids themselves.
 
 import { describe, it } from "vitest";
-import { McpClient } from "#submission/src/mcp-client.ts";
 import { check, expectCode, received, rejection, sent, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { probeHarness, SEED } from "./support.ts";
-
-type Fixture = Parameters<typeof probeHarness>[1];
-
-function start(fixture: Fixture = {}, timeoutMs = 10_000) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
-}
+import { SEED, start } from "./support.ts";
 
 function expectAnswer(actual: unknown, value: unknown, label: string): void {
   const expected = { content: value };

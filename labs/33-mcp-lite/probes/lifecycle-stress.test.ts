@@ -3,23 +3,9 @@
 // pending, no timer and no listener. The first half is lifecycle.test.ts.
 
 import { describe, it } from "vitest";
-import { McpClient } from "#submission/src/mcp-client.ts";
-import { abortListeners, check, HANG_MS, rejection, within } from "../tests/support.ts";
+import { check, HANG_MS, rejection, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { escapedErrors, expectNoClientTimers, pause, probeHarness, SEED, seededRandom } from "./support.ts";
-
-type Fixture = Parameters<typeof probeHarness>[1];
-
-function start(fixture: Fixture = {}, timeoutMs = 10_000) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
-}
-
-function expectClean(h: ReturnType<typeof start>, when: string, signals: AbortSignal[]): void {
-  check(h.client.pendingCount === 0, pmsg("pendingLeft", { when, count: h.client.pendingCount }));
-  const listeners = signals.reduce((sum, s) => sum + abortListeners(s), 0);
-  check(listeners === 0, pmsg("listenersLeft", { when, count: listeners }));
-  expectNoClientTimers(h, when);
-}
+import { escapedErrors, expectClean, pause, SEED, seededRandom, start } from "./support.ts";
 
 describe("rubric/lifecycle", () => {
   it("settles a call exactly once when its timeout and its abort fire together, in either order", async () => {

@@ -4,23 +4,9 @@
 // a file of its own so the two halves run in parallel workers.
 
 import { describe, it } from "vitest";
-import { McpClient } from "#submission/src/mcp-client.ts";
-import { abortListeners, check, expectCode, received, rejection, waitFor, within } from "../tests/support.ts";
+import { expectCode, received, rejection, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { expectNoClientTimers, probeHarness } from "./support.ts";
-
-type Fixture = Parameters<typeof probeHarness>[1];
-
-function start(fixture: Fixture = {}, timeoutMs = 10_000) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs }), fixture);
-}
-
-function expectClean(h: ReturnType<typeof start>, when: string, signals: AbortSignal[]): void {
-  check(h.client.pendingCount === 0, pmsg("pendingLeft", { when, count: h.client.pendingCount }));
-  const listeners = signals.reduce((sum, s) => sum + abortListeners(s), 0);
-  check(listeners === 0, pmsg("listenersLeft", { when, count: listeners }));
-  expectNoClientTimers(h, when);
-}
+import { expectClean, start } from "./support.ts";
 
 describe("rubric/lifecycle", () => {
   it("leaves nothing pending, no timer and no abort listener after a timeout, an abort and a remote error", async () => {

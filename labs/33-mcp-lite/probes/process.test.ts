@@ -5,17 +5,10 @@
 
 import "./spawn-recorder.ts"; // first: wraps node:child_process before the submission loads
 import { describe, it } from "vitest";
-import { McpClient } from "#submission/src/mcp-client.ts";
 import { check, HANG_MS, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { resetSpawnCalls, spawnCalls } from "./spawn-recorder.ts";
-import { alivePids, probeHarness, SEED } from "./support.ts";
-
-type Fixture = Parameters<typeof probeHarness>[1];
-
-function start(fixture: Fixture = {}, extra: Record<string, unknown> = {}) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs: 10_000, ...extra }), fixture);
-}
+import { alivePids, SEED, start } from "./support.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
 const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y"];

@@ -3,8 +3,9 @@
 // that never settles), and the seed that drives every random choice comes from LAB_SEED.
 
 import { onTestFinished } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
-import { HANG_MS, liveClientTimers, settleWithin, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
+import { abortListeners, check, HANG_MS, liveClientTimers, settleWithin, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 
 /** The seed of this run (the grader passes --seed as LAB_SEED). */
@@ -69,4 +70,21 @@ export function escapedErrors(): { errors: unknown[]; stop(): void } {
 /** Resolves after `ms` on a timer the client's timer tracker does not attribute to the client. */
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Fixture options of a probe's server. */
+export type Fixture = Parameters<typeof probeHarness>[1];
+
+// The client under test on a fresh fixture, with a 10 s default deadline; `options` adds or
+// overrides client options (env, closeTimeoutMs, timeoutMs, ...).
+export function start(fixture: Fixture = {}, options: Record<string, unknown> = {}) {
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs: 10_000, ...options }), fixture);
+}
+
+// Nothing pending, no abort listener on the given signals, no timer of the client left.
+export function expectClean(h: ReturnType<typeof start>, when: string, signals: AbortSignal[]): void {
+  check(h.client.pendingCount === 0, pmsg("pendingLeft", { when, count: h.client.pendingCount }));
+  const listeners = signals.reduce((sum, s) => sum + abortListeners(s), 0);
+  check(listeners === 0, pmsg("listenersLeft", { when, count: listeners }));
+  expectNoClientTimers(h, when);
 }
