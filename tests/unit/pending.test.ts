@@ -79,6 +79,42 @@ describe("PendingTable", () => {
     expect(table.size).toBe(0);
   });
 
+  it("adds one abort listener per signal, however many requests share it", async () => {
+    const table = new PendingTable();
+    const controller = new AbortController();
+    const promises = Array.from({ length: 100 }, (_, i) =>
+      table.open(i + 1, "tools/call", { timeoutMs: 1_000, signal: controller.signal, expireError }),
+    );
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    table.settle(1, { ok: true, value: "done" });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    controller.abort();
+    const outcomes = await Promise.allSettled(promises);
+    expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(99);
+    expect(table.size).toBe(0);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("removes the shared listener when the signal's last request settles normally", async () => {
+    const table = new PendingTable();
+    const controller = new AbortController();
+    const promises = [1, 2, 3].map((id) => table.open(id, "ping", { timeoutMs: 1_000, signal: controller.signal, expireError }));
+    for (const id of [1, 2, 3]) table.settle(id, { ok: true, value: id });
+    await Promise.all(promises);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("rejects at once a request opened with a signal that is already aborted", async () => {
+    const table = new PendingTable();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(table.open(9, "ping", { timeoutMs: 1_000, signal: controller.signal, expireError })).rejects.toMatchObject({
+      code: "MCP_ABORTED",
+    });
+    expect(table.size).toBe(0);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
   it("refuses to open an id that is already pending", () => {
     const table = new PendingTable();
     void table.open(5, "ping", { timeoutMs: 1_000, expireError }).catch(() => {});

@@ -32,8 +32,18 @@ export interface OpenOptions {
   onExpire?: (record: PendingRecord, reason: ExpireReason) => void;
 }
 
+// The requests that share one AbortSignal, and the single listener they share.
+interface SignalWatch {
+  readonly ids: Set<number>;
+  readonly listener: () => void;
+}
+
 export class PendingTable {
   private readonly records = new Map<number, PendingRecord>();
+  // One abort listener per signal, however many requests share it: an agent passes one
+  // long-lived signal to hundreds of concurrent calls, and a listener per call would trip
+  // Node's MaxListenersExceededWarning. Removed when the signal's last request settles.
+  private readonly watches = new Map<AbortSignal, SignalWatch>();
 
   get size(): number {
     return this.records.size;
@@ -60,13 +70,14 @@ export class PendingTable {
         if (settled) options.onExpire?.(record, reason);
       };
       record.timer = setTimeout(() => expire("timeout"), options.timeoutMs);
+      this.records.set(id, record);
       if (options.signal) {
         const signal = options.signal;
         record.signal = signal;
         record.onAbort = () => expire("abort", signal.reason);
-        signal.addEventListener("abort", record.onAbort, { once: true });
+        if (signal.aborted) record.onAbort();
+        else this.watch(signal, id);
       }
-      this.records.set(id, record);
     });
   }
   // #endregion lesson:pending-open
@@ -79,7 +90,7 @@ export class PendingTable {
     if (!record) return false;
     this.records.delete(id);
     if (record.timer !== undefined) clearTimeout(record.timer);
-    if (record.signal && record.onAbort) record.signal.removeEventListener("abort", record.onAbort);
+    if (record.signal) this.unwatch(record.signal, id);
     record.timer = undefined;
     record.onAbort = undefined;
     record.signal = undefined;
@@ -102,4 +113,26 @@ export class PendingTable {
     return count;
   }
   // #endregion lesson:pending-reject-all
+
+  private watch(signal: AbortSignal, id: number): void {
+    let watch = this.watches.get(signal);
+    if (!watch) {
+      const ids = new Set<number>();
+      // A copy of the ids: each abort settles its request, which unwatches it.
+      const listener = () => [...ids].forEach((pendingId) => this.records.get(pendingId)?.onAbort?.());
+      watch = { ids, listener };
+      this.watches.set(signal, watch);
+      signal.addEventListener("abort", listener, { once: true });
+    }
+    watch.ids.add(id);
+  }
+
+  private unwatch(signal: AbortSignal, id: number): void {
+    const watch = this.watches.get(signal);
+    if (!watch) return;
+    watch.ids.delete(id);
+    if (watch.ids.size > 0) return;
+    signal.removeEventListener("abort", watch.listener);
+    this.watches.delete(signal);
+  }
 }
