@@ -12,6 +12,7 @@ import {
   type McpClientOptions,
   type ResolvedOptions,
 } from "./options.ts";
+import { isNegotiated, UnsolicitedBudget } from "./notifications.ts";
 import { PendingTable, type ExpireReason, type PendingRecord } from "./pending.ts";
 import {
   checkInitializeResult,
@@ -79,7 +80,7 @@ export class McpClient {
   private stopping: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private writeErrorTimer: ReturnType<typeof setTimeout> | undefined;
-  private notificationWindow = { startedAt: 0, count: 0, bytes: 0 };
+  private budget: UnsolicitedBudget | undefined;
   private readonly counters: ClientMetrics = {
     pending: 0,
     queuedWrites: 0,
@@ -292,7 +293,7 @@ export class McpClient {
     this.server = server;
     this.decoder = decoder;
     this.failure = undefined;
-    this.notificationWindow = { startedAt: 0, count: 0, bytes: 0 };
+    this.budget = new UnsolicitedBudget(this.options.maxNotificationsPerSecond, this.options.maxNotificationBytesPerSecond);
     this.counters.spawns += 1;
     return server;
   }
@@ -398,8 +399,13 @@ export class McpClient {
 
   private handleLine(server: ServerProcess, line: string): void {
     const message = classifyLine(line);
-    if ((message.kind === "request" || message.kind === "notification") && !this.withinNotificationBudget(server, line)) {
-      return;
+    if (message.kind === "request" || message.kind === "notification") {
+      // Unsolicited traffic has a budget per second; a server over it is flooding.
+      const overBudget = this.budget?.admit(Buffer.byteLength(line));
+      if (overBudget) {
+        this.protocolFault(server, overBudget);
+        return;
+      }
     }
     switch (message.kind) {
       case "invalid":
@@ -449,38 +455,10 @@ export class McpClient {
     }
   }
 
-  // Unsolicited traffic (notifications and server requests) has a budget per second, by
-  // count and by bytes; a server over it is flooding and is stopped as a protocol fault.
-  private withinNotificationBudget(server: ServerProcess, line: string): boolean {
-    const now = Date.now();
-    const window = this.notificationWindow;
-    if (now - window.startedAt >= 1000) {
-      window.startedAt = now;
-      window.count = 0;
-      window.bytes = 0;
-    }
-    window.count += 1;
-    window.bytes += Buffer.byteLength(line);
-    const { maxNotificationsPerSecond, maxNotificationBytesPerSecond } = this.options;
-    if (window.count > maxNotificationsPerSecond) {
-      this.protocolFault(server, `notification flood: more than ${maxNotificationsPerSecond} per second (maxNotificationsPerSecond)`);
-      return false;
-    }
-    if (window.bytes > maxNotificationBytesPerSecond) {
-      this.protocolFault(
-        server,
-        `notification flood: more than ${maxNotificationBytesPerSecond} bytes per second (maxNotificationBytesPerSecond)`,
-      );
-      return false;
-    }
-    return true;
-  }
-
-  // Notifications never settle a request. Only what was negotiated reaches onNotification:
-  // progress whose token names a request in flight, log messages when the server declared
-  // `logging`, tools/list_changed when it declared `tools.listChanged`. The rest is counted.
+  // Notifications never settle a request. Only what was negotiated (notifications.ts)
+  // reaches onNotification; the rest is counted.
   private onNotification(_server: ServerProcess, method: string, params: unknown): void {
-    if (!this.negotiated(method, params)) {
+    if (!isNegotiated(method, params, this.initResult?.capabilities, (id) => this.pending.has(id))) {
       this.counters.ignoredNotifications += 1;
       return;
     }
@@ -489,24 +467,6 @@ export class McpClient {
       this.options.onNotification?.({ method, params });
     } catch {
       // A throwing listener must not break the protocol loop.
-    }
-  }
-
-  private negotiated(method: string, params: unknown): boolean {
-    const capabilities = this.initResult?.capabilities;
-    switch (method) {
-      case "notifications/progress": {
-        const token = isPlainObject(params) ? params.progressToken : undefined;
-        return isRequestId(token) && this.pending.has(token);
-      }
-      case "notifications/message":
-        return isPlainObject(capabilities?.logging);
-      case "notifications/tools/list_changed": {
-        const tools = capabilities?.tools;
-        return isPlainObject(tools) && tools.listChanged === true;
-      }
-      default:
-        return false;
     }
   }
 
