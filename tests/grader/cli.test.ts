@@ -1,12 +1,14 @@
 // The command line (CONTRACT §2): exit 2 with a result file for a submission that cannot
-// be graded, --from re-renders a saved result, bad flags are refused, and --batch grades a
-// folder into a CSV and JSON gradebook.
+// be graded, --from re-renders a saved result, bad flags are refused (and still leave a
+// result file), and --batch grades a folder into a CSV and JSON gradebook. Most cases call
+// runCli in-process; one runs the real `grader/cli.ts` to prove the wiring and exit status.
 
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../../grader/cli-main.ts";
 import { ROOT } from "../../grader/grade.ts";
 import { GRADE_TEST_TIMEOUT_MS } from "./pool.ts";
 
@@ -14,42 +16,64 @@ const corpus = join(ROOT, "labs", "33-mcp-lite", "corpus");
 const work = mkdtempSync(join(tmpdir(), "lab33-cli-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function cli(args: string[]) {
+// The real command, as npm run grade starts it.
+function spawnCli(args: string[]) {
   const tsx = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
   return spawnSync(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+}
+
+// The same command line in-process, with its output captured.
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const status = await runCli(args, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
+  return { status, stdout, stderr };
 }
 
 describe("grade CLI", () => {
   it("exits 2 and still writes the result file when the submission cannot be graded", { timeout: GRADE_TEST_TIMEOUT_MS }, () => {
     const json = join(work, "missing-export.json");
-    const run = cli(["--submission", join(corpus, "missing-export"), "--json", json, "--lang", "en", "--seed", "9", "--format", "junit"]);
+    const run = spawnCli(["--submission", join(corpus, "missing-export"), "--json", json, "--lang", "en", "--seed", "9", "--format", "junit"]);
     expect(run.status).toBe(2);
     const result = JSON.parse(readFileSync(json, "utf8"));
     expect(result).toMatchObject({ lab: "33-mcp-lite", status: "error", seed: 9, message: expect.stringContaining("McpError") });
     expect(run.stdout).toContain("<testsuites");
   });
 
-  it("re-renders a saved result with --from in another format, keeping its exit status", () => {
+  it("re-renders a saved result with --from in another format, keeping its exit status", async () => {
     const saved = join(work, "saved.json");
     writeFileSync(saved, JSON.stringify({
       version: 1, lab: "33-mcp-lite", status: "fail", score: 0, maxScore: 10, bonus: { score: 0, maxScore: 0 }, seed: 5, lang: "en",
       submission: "x", startedAt: "", durationMs: 1, checks: [],
     }));
-    const run = cli(["--from", saved, "--format", "exercism"]);
+    const run = await cli(["--from", saved, "--format", "exercism"]);
     expect(run.status).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ version: 3, status: "fail" });
   });
 
-  it("refuses unknown formats and both --solution and --submission with exit 2", () => {
-    expect(cli(["--format", "html"]).status).toBe(2);
-    expect(cli(["--solution", "--submission", "x"]).status).toBe(2);
+  it("refuses bad flags with exit 2, the usage text, and an error result file", async () => {
+    const json = join(work, "usage.json");
+    const run = await cli(["--format", "html", "--json", json]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("usage: npm run grade");
+    expect(JSON.parse(readFileSync(json, "utf8"))).toMatchObject({ status: "error", message: expect.stringContaining("--format") });
+    expect((await cli(["--solution", "--submission", "x"])).status).toBe(2);
+    expect((await cli(["--lang", "fr"])).status).toBe(2);
+    expect((await cli(["--seed", "-1"])).status).toBe(2);
+    expect((await cli(["--no-such-flag"])).status).toBe(2);
   });
 
-  it("grades a folder of submissions with --batch into a CSV and JSON gradebook", { timeout: GRADE_TEST_TIMEOUT_MS }, () => {
+  it("prints the usage with --help", async () => {
+    const run = await cli(["--help"]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("--submission DIR");
+  });
+
+  it("grades a folder of submissions with --batch into a CSV and JSON gradebook", { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
     const batch = join(work, "batch");
     cpSync(join(corpus, "throw-at-import"), join(batch, "alice"), { recursive: true });
     cpSync(join(corpus, "missing-export"), join(batch, "bob"), { recursive: true });
-    const run = cli(["--batch", batch, "--workers", "2", "--lang", "en", "--seed", "4"]);
+    const run = await cli(["--batch", batch, "--workers", "2", "--lang", "en", "--seed", "4"]);
     expect(run.status).toBe(2); // both could not be graded
     const csv = readFileSync(join(batch, "gradebook.csv"), "utf8").trim().split("\n");
     expect(csv[0]).toMatch(/^submission,status,score,maxScore,bonus,seed,durationMs,evidence\/happy-path,/);

@@ -36,7 +36,9 @@ describe("rubric/lifecycle", () => {
       h.client.callTool("never", {}, { signal: signals[0]!.signal }),
       h.client.callTool("exit", { code: 4 }, { signal: signals[1]!.signal }),
     ];
-    for (const [i, p] of pending.entries()) expectCode(await rejection(p, `pending call #${i + 1}`), "MCP_PROCESS_EXIT", `pending call #${i + 1}`);
+    // Waited for together: a client that hangs costs one hang deadline here, not two.
+    const errors = await Promise.all(pending.map((p, i) => rejection(p, `pending call #${i + 1}`)));
+    errors.forEach((error, i) => expectCode(error, "MCP_PROCESS_EXIT", `pending call #${i + 1}`));
     expectClean(h, "MCP_PROCESS_EXIT", signals.map((c) => c.signal));
 
     await within(h.client.initialize(), "initialize() after the exit");

@@ -1,0 +1,171 @@
+// The grade command line, as a function: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
+//                  [--format text|json|markdown|gradescope|exercism|junit] [--out FILE]
+//                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX]]
+//                  [--deadline-ms N] [--hang-ms N] [--keep] [--from RESULT.json]
+// --from re-renders a saved native result in another --format without grading again.
+// Exit status: 0 pass, 1 fail, 2 could not grade (CONTRACT §2). The --json file is
+// written in every case, even when grading itself broke.
+
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runBatch } from "./batch.ts";
+import { grade, loadManifest } from "./grade.ts";
+import type { Lang } from "./manifest.ts";
+import { FORMATS, render, type Format } from "./report/index.ts";
+import { exitCodeOf, type GradeResult } from "./result.ts";
+
+const USAGE = `usage: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
+       [--format text|json|markdown|gradescope|exercism|junit] [--out FILE] [--seed N] [--lang zh|en]
+       [--batch DIR [--workers N] [--gradebook PREFIX]] [--deadline-ms N] [--hang-ms N] [--keep]
+       [--from RESULT.json]   re-render a saved --json result in another --format`;
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+// Runs the grade command line and returns its exit status. Never throws: a usage error is
+// exit 2 with the usage text, and the --json result file is still written when one was named.
+export async function runCli(argv: string[], io: CliIo = process): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (error) {
+    const usage = error instanceof UsageError;
+    io.stderr.write(`${usage ? (error as Error).message : ((error as Error).stack ?? String(error))}\n${USAGE}\n`);
+    const json = jsonFlag(argv);
+    if (json) {
+      const message = usage ? `usage: ${(error as Error).message}` : `grader failure: ${(error as Error).message}`;
+      writeOut(json, `${JSON.stringify(errorResult("33-mcp-lite", message), null, 2)}\n`);
+    }
+    return 2;
+  }
+}
+
+async function main(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      lab: { type: "string", default: "33-mcp-lite" },
+      submission: { type: "string" },
+      solution: { type: "boolean", default: false },
+      json: { type: "string" },
+      format: { type: "string", default: "text" },
+      out: { type: "string" },
+      seed: { type: "string" },
+      lang: { type: "string" },
+      batch: { type: "string" },
+      workers: { type: "string" },
+      gradebook: { type: "string" },
+      "deadline-ms": { type: "string" },
+      "hang-ms": { type: "string" },
+      keep: { type: "boolean", default: false },
+      from: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const lang = values.lang === undefined || values.lang === "zh" ? "zh" : values.lang === "en" ? "en" : undefined;
+  if (!lang) throw new UsageError(`--lang must be zh or en, got ${values.lang}`);
+  const format = values.format as Format;
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
+  const seed = values.seed === undefined ? undefined : integer("--seed", values.seed);
+  if (values.solution && values.submission) throw new UsageError("give --submission or --solution, not both");
+  const common = {
+    lab: values.lab,
+    lang: lang as Lang,
+    seed,
+    deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"]),
+    hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"]),
+    keep: values.keep,
+  };
+
+  if (values.from) {
+    const saved = JSON.parse(readFileSync(resolve(values.from), "utf8")) as GradeResult;
+    const text = render(values.lang === undefined ? saved : { ...saved, lang: lang as Lang }, format);
+    if (values.out) writeOut(values.out, text);
+    io.stdout.write(text);
+    return exitCodeOf(saved.status);
+  }
+
+  if (values.batch) {
+    const summary = await runBatch({
+      ...common,
+      dir: resolve(values.batch),
+      workers: values.workers === undefined ? undefined : integer("--workers", values.workers),
+      gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
+      onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
+    });
+    io.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
+    return summary.results.some((r) => r.result.status === "error") ? 2 : 0;
+  }
+
+  let submission = values.submission ? resolve(values.submission) : undefined;
+  if (values.solution) {
+    const { manifest, labDir } = await loadManifest(values.lab!);
+    submission = join(labDir, manifest.solution);
+  }
+  let result: GradeResult;
+  try {
+    result = await grade({ ...common, submission });
+  } catch (error) {
+    // Grading itself broke: still write a result file, and say so.
+    result = {
+      ...errorResult(values.lab!, `grader failure: ${(error as Error).stack ?? String(error)}`, seed, lang as Lang),
+      submission: submission ?? "",
+    };
+  }
+  if (values.json) writeOut(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  const text = render(result, format);
+  if (values.out) writeOut(values.out, text);
+  io.stdout.write(text);
+  return exitCodeOf(result.status);
+}
+
+class UsageError extends Error {}
+
+function integer(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} needs a non-negative integer, got ${value}`);
+  return n;
+}
+
+function writeOut(file: string, text: string): void {
+  const path = resolve(file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+// The result written when nothing could be graded (bad flags, or the grader itself broke).
+function errorResult(lab: string, message: string, seed = 0, lang: Lang = "zh"): GradeResult {
+  return {
+    version: 1,
+    lab,
+    status: "error",
+    score: 0,
+    maxScore: 0,
+    bonus: { score: 0, maxScore: 0 },
+    seed,
+    lang,
+    message,
+    submission: "",
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    checks: [],
+  };
+}
+
+// The --json file named on a command line that could not be parsed.
+function jsonFlag(argv: string[]): string | undefined {
+  for (const [i, arg] of argv.entries()) {
+    if (arg === "--json" && argv[i + 1] && !argv[i + 1]!.startsWith("--")) return argv[i + 1];
+    if (arg.startsWith("--json=")) return arg.slice("--json=".length);
+  }
+  return undefined;
+}
