@@ -23,8 +23,9 @@ export default defineConfig({
       provider: "v8",
       include: ["labs/33-mcp-lite/solution/src/**/*.ts", "grader/**/*.{ts,mjs}", "fixtures/*.{ts,mjs}"],
       // Not measured in-process: grader/child/* runs inside the vitest child each grade spawns,
-      // grader/bench.ts and fixtures/measure-startup.mjs are benchmarks, platforms are CI files.
-      exclude: ["**/*.test.ts", "tests/**", "grader/platforms/**", "grader/child/**", "grader/bench.ts", "fixtures/measure-startup.mjs"],
+      // grader/bench.ts and fixtures/measure-startup.mjs are benchmarks, platforms are CI files,
+      // fixtures/mcp-server-coverage.mjs is the collector itself.
+      exclude: ["**/*.test.ts", "tests/**", "grader/platforms/**", "grader/child/**", "grader/bench.ts", "fixtures/measure-startup.mjs", "fixtures/mcp-server-coverage.mjs"],
       // `npm run coverage` (scripts/coverage.mjs) adds the fixture server's child-process
       // coverage and enforces the thresholds per group.
       reporter: ["text-summary", "json"],
