@@ -4,7 +4,7 @@
 
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { check, expectCleanShutdown, expectCode, harness, rejection, within } from "../tests/support.ts";
+import { check, expectCleanShutdown, expectCode, harness, rejection, waitFor, within } from "../tests/support.ts";
 import { hw } from "./messages.ts";
 
 const MAX = 1024;
@@ -16,6 +16,8 @@ describe("homework/bounded-stderr", () => {
     // 200 KB of Chinese text (3 bytes a character), so a byte cut lands inside a character.
     const marker = "尾部标记：最后一行\n";
     await within(h.client.callTool("stderr", { text: "错误日志".repeat(17_000) + marker }), "callTool(stderr)");
+    // stderr is its own pipe: the answer on stdout can arrive before the last stderr bytes.
+    await waitFor(() => h.client.stderr.text.endsWith(marker), "the end of the server's stderr to reach client.stderr");
     const { text, truncated } = h.client.stderr;
     const bytes = Buffer.byteLength(text);
     check(bytes <= MAX, hw("stderrTooBig", { bytes, max: MAX }));
