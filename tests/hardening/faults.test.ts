@@ -99,10 +99,9 @@ describe("fault battery", () => {
     await expect(s.client.callTool("echo", { value: "still fine" })).resolves.toEqual({ content: "still fine" });
     expect(s.client.stderr.truncated).toBe(true);
     expect(Buffer.byteLength(s.client.stderr.text)).toBeLessThanOrEqual(maxStderrBytes);
-    // The peak counts pipe chunks V8 has not collected yet (collection of external memory is
-    // lazy), so it only shows the flood was never held whole; what survives a collection is
-    // the real bound.
-    expect(peak.heapGrowth).toBeLessThan(48 * MiB);
+    // No bound on the peak here: it counts pipe chunks V8 has not collected yet, and a peak
+    // near the flood's size cannot tell "held whole" from "not yet collected". What survives
+    // a collection is the real bound.
     await expectRetainedWithin(peak.baseline, maxStderrBytes + 4 * MiB, "after the stderr flood");
 
     const exit = await failure(s.client.callTool("exit", { code: 7, stderr: "last words 最后的话\n" }));
