@@ -258,23 +258,7 @@ function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: st
     status = "pass";
     message = t("allPassed", lang, { total: ran.length });
   }
-  const result: CheckResult = {
-    id: def.id,
-    kind: def.kind,
-    status,
-    score: status === "pass" ? def.weight : 0,
-    maxScore: def.weight,
-    message,
-    title: def.title[lang],
-    standard: def.standard[lang],
-    deduction: def.deduction[lang],
-    tests: tests.map((x) => x.outcome),
-  };
-  if (status !== "pass") {
-    result.hint = def.hint[lang];
-    result.lesson = def.lesson;
-  }
-  return result;
+  return checkResult(def, lang, status, message, tests.map((x) => x.outcome));
 }
 
 function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefined): CheckResult {
@@ -296,6 +280,11 @@ function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefi
     status = "error";
     message = t("noTestsForCheck", lang, { why: runError });
   }
+  return checkResult(def, lang, status, message, []);
+}
+
+// One check's result: full score only on pass; a hint and the lesson section otherwise.
+function checkResult(def: CheckDef, lang: Lang, status: CheckStatus, message: string, tests: TestOutcome[]): CheckResult {
   const result: CheckResult = {
     id: def.id,
     kind: def.kind,
@@ -306,7 +295,7 @@ function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefi
     title: def.title[lang],
     standard: def.standard[lang],
     deduction: def.deduction[lang],
-    tests: [],
+    tests,
   };
   if (status !== "pass") {
     result.hint = def.hint[lang];

@@ -5,24 +5,13 @@ import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { abortListeners, check, expectCleanShutdown, harness, within } from "../tests/support.ts";
 import { msg } from "../tests/messages.ts";
+import { seededRandom } from "../probes/support.ts";
 import { hw } from "./messages.ts";
-
-// mulberry32: one seed, one sequence of delays, so a failure can be replayed.
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("homework/stress-100", () => {
   it("matches 100 random-delay calls to their answers and leaves nothing pending", async () => {
     const seed = Number(process.env.LAB_SEED ?? 33);
-    const next = random(seed);
+    const next = seededRandom(seed); // one seed, one sequence of delays: a failure can be replayed
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 20_000 }));
     await within(h.client.initialize(), "initialize()");
     const signal = new AbortController().signal; // one long-lived signal shared by every call
