@@ -534,6 +534,7 @@ export class McpClient {
   private fail(server: ServerProcess, error: McpError): void {
     this.failure = error;
     this.decoder?.fail();
+    server.stopReading();
     this.pending.rejectAll((record) =>
       contextual(error.code, error.message, record, { cause: error.cause, phase: error.phase }),
     );

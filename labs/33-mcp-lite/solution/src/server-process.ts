@@ -186,6 +186,13 @@ export class ServerProcess {
   }
   // #endregion lesson:stop-ladder
 
+  // Stops reading stdout for good: after a protocol fault nothing the server says can be
+  // trusted, and a server still streaming (a 50 MiB line) must not keep costing memory and
+  // CPU while the shutdown ladder runs. stderr keeps draining for the exit diagnostics.
+  stopReading(): void {
+    this.child?.stdout.destroy();
+  }
+
   /** Synchronous last resort, for the client's own process exit. */
   killNow(): void {
     this.signalGroup("SIGKILL");

@@ -55,6 +55,9 @@ export class ServerProcess {
   stop(_graceMs: number): Promise<void> {
     return todo("process: end stdin → SIGTERM → SIGKILL，等待 exit");
   }
+  stopReading(): void {
+    todo("process: 协议故障后不再读取 stdout");
+  }
   killNow(): void {
     todo("process: 同步 SIGKILL");
   }
