@@ -74,6 +74,28 @@ describe("tool adapter: untrusted tools/list", () => {
     expect(rejected.find((r) => r.name === "too-big")!.reason).toContain("maxSchemaBytes");
   });
 
+  it("leaves out schemas whose regular expressions could backtrack for a very long time", () => {
+    const stringWith = (pattern: string) => objectSchema({ q: { type: "string", pattern } });
+    const { tools, rejected } = adaptTools(
+      fakeCaller(),
+      [
+        { name: "safe", inputSchema: stringWith("^[a-z]+(-[a-z]+)?$") },
+        { name: "nested", inputSchema: stringWith("^(a+)+$") },
+        { name: "backref", inputSchema: stringWith("(x)\\1") },
+        { name: "long", inputSchema: stringWith("a".repeat(300)) },
+        { name: "keys", inputSchema: { type: "object", patternProperties: { "(\\w*)*": { type: "string" } } } },
+      ],
+      { serverName: "s", maxPermission: "read" },
+    );
+    expect(tools.map((t) => t.remoteName)).toEqual(["safe"]);
+    expect(Object.fromEntries(rejected.map((r) => [r.name, r.reason]))).toEqual({
+      nested: expect.stringMatching(/nests quantifiers/),
+      backref: expect.stringMatching(/back-reference/),
+      long: expect.stringMatching(/longer than 256/),
+      keys: expect.stringMatching(/nests quantifiers/),
+    });
+  });
+
   it("refuses the whole list for a duplicate name or more tools than maxTools", () => {
     const twice = [{ name: "a", inputSchema: objectSchema() }, { name: "a", inputSchema: objectSchema() }];
     expect(() => adaptTools(fakeCaller(), twice, { serverName: "s", maxPermission: "read" })).toThrow(

@@ -22,6 +22,8 @@ export const DEFAULT_MAX_DESCRIPTION_BYTES = 1024;
 export const DEFAULT_MAX_SCHEMA_DEPTH = 10;
 /** Default largest serialized inputSchema, in bytes (16 KiB). */
 export const DEFAULT_MAX_SCHEMA_BYTES = 16 * 1024;
+/** Longest regular expression a schema's `pattern` or `patternProperties` may hold. */
+export const MAX_PATTERN_LENGTH = 256;
 
 // MCP's recommended tool-name alphabet; also used for server names in "server/tool".
 const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
@@ -194,6 +196,8 @@ function adaptOne(
   if (schemaBytes > config.maxSchemaBytes) return reject(`inputSchema is ${schemaBytes} bytes, over maxSchemaBytes (${config.maxSchemaBytes})`);
   const depth = jsonDepth(inputSchema, config.maxSchemaDepth);
   if (depth > config.maxSchemaDepth) return reject(`inputSchema nests deeper than maxSchemaDepth (${config.maxSchemaDepth})`);
+  const risky = riskyPattern(inputSchema);
+  if (risky) return reject(`inputSchema has a regular expression that could run for a very long time: ${risky}`);
 
   // A private copy: the server's object is never kept, so nothing can change it later.
   const schema = JSON.parse(schemaJson) as Record<string, unknown>;
@@ -238,6 +242,35 @@ function adaptOne(
     },
   });
 }
+
+// Regular expressions in an untrusted schema run in this process (ajv compiles them to
+// RegExp), and a pattern like (a+)+$ can take exponential time on a crafted argument. Node
+// has no regex timeout, so refuse what is likely to backtrack badly: over-long patterns,
+// a quantified group that itself holds a quantifier (nested quantifiers), and back-references.
+// A heuristic: it refuses some harmless patterns and cannot prove a pattern safe.
+export function riskyPattern(schema: unknown): string | undefined {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object") continue;
+    const record = node as Record<string, unknown>;
+    const patterns: unknown[] = [];
+    if (typeof record.pattern === "string") patterns.push(record.pattern);
+    if (isPlainObject(record.patternProperties)) patterns.push(...Object.keys(record.patternProperties));
+    for (const pattern of patterns as string[]) {
+      const shown = JSON.stringify(pattern.slice(0, 40));
+      if (pattern.length > MAX_PATTERN_LENGTH) return `${shown}… is longer than ${MAX_PATTERN_LENGTH} characters`;
+      if (NESTED_QUANTIFIER.test(pattern)) return `${shown} nests quantifiers`;
+      if (BACK_REFERENCE.test(pattern)) return `${shown} uses a back-reference`;
+    }
+    for (const child of Object.values(record)) stack.push(child);
+  }
+  return undefined;
+}
+
+// A group containing + * or {n,} that is itself followed by + * or {n,}: (a+)+, (\w*)*, (x{2,}){3,}
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\d*\})/;
+const BACK_REFERENCE = /\\[1-9]|\\k</;
 
 // Cuts text to at most maxBytes of UTF-8 on a character boundary, and drops control
 // characters other than newline and tab (they can hide text from a human reviewer).

@@ -13,6 +13,7 @@ export const DEFAULT_MAX_TOOLS = 64;
 export const DEFAULT_MAX_DESCRIPTION_BYTES = 1024;
 export const DEFAULT_MAX_SCHEMA_DEPTH = 10;
 export const DEFAULT_MAX_SCHEMA_BYTES = 16 * 1024;
+export const MAX_PATTERN_LENGTH = 256;
 
 export interface ToolAdapterOptions {
   serverName: string;
@@ -70,6 +71,10 @@ export function capPermission(_wanted: Permission, _max: Permission): Permission
 
 export function jsonDepth(_value: unknown, _limit = Infinity): number {
   return todo("扩展: 工具适配器 —— 计算 schema 嵌套深度（不要递归）");
+}
+
+export function riskyPattern(_schema: unknown): string | undefined {
+  return todo("扩展: 工具适配器 —— 拒绝可能灾难性回溯的正则（嵌套量词、反向引用、过长）");
 }
 
 export function capText(_text: string, _maxBytes: number): { text: string; truncated: boolean } {
