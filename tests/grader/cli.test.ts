@@ -31,13 +31,33 @@ async function cli(args: string[]) {
 }
 
 describe("grade CLI", () => {
-  it("exits 2 and still writes the result file when the submission cannot be graded", { timeout: GRADE_TEST_TIMEOUT_MS }, () => {
+  it("exits 2 and still writes the result file when the submission cannot be graded", { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
     const json = join(work, "missing-export.json");
-    const run = spawnCli(["--submission", join(corpus, "missing-export"), "--json", json, "--lang", "en", "--seed", "9", "--format", "junit"]);
+    const out = join(work, "missing-export.xml");
+    const run = await cli(["--submission", join(corpus, "missing-export"), "--json", json, "--out", out, "--lang", "en", "--seed", "9", "--format", "junit"]);
     expect(run.status).toBe(2);
     const result = JSON.parse(readFileSync(json, "utf8"));
     expect(result).toMatchObject({ lab: "33-mcp-lite", status: "error", seed: 9, message: expect.stringContaining("McpError") });
     expect(run.stdout).toContain("<testsuites");
+    expect(readFileSync(out, "utf8")).toBe(run.stdout);
+  });
+
+  it("still writes an error result when grading itself breaks", async () => {
+    const json = join(work, "no-such-lab.json");
+    const run = await cli(["--lab", "no-such-lab", "--json", json]);
+    expect(run.status).toBe(2);
+    expect(JSON.parse(readFileSync(json, "utf8"))).toMatchObject({ status: "error", message: expect.stringContaining("grader failure") });
+  });
+
+  it("runs as the npm script's command, with the exit status of the saved result", () => {
+    const saved = join(work, "saved-pass.json");
+    writeFileSync(saved, JSON.stringify({
+      version: 1, lab: "33-mcp-lite", status: "pass", score: 10, maxScore: 10, bonus: { score: 0, maxScore: 0 }, seed: 1, lang: "zh",
+      submission: "x", startedAt: "", durationMs: 1, checks: [],
+    }));
+    const run = spawnCli(["--from", saved]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("10/10");
   });
 
   it("re-renders a saved result with --from in another format, keeping its exit status", async () => {
