@@ -17,7 +17,7 @@ describe("homework/bounded-stderr", () => {
     const marker = "尾部标记：最后一行\n";
     await within(h.client.callTool("stderr", { text: "错误日志".repeat(17_000) + marker }), "callTool(stderr)");
     // stderr is its own pipe: the answer on stdout can arrive before the last stderr bytes.
-    await waitFor(() => h.client.stderr.text.endsWith(marker), "the end of the server's stderr to reach client.stderr");
+    await waitFor(() => h.client.stderr.text.endsWith(marker), "the server's last stderr line in client.stderr");
     const { text, truncated } = h.client.stderr;
     const bytes = Buffer.byteLength(text);
     check(bytes <= MAX, hw("stderrTooBig", { bytes, max: MAX }));
