@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpClient, McpError } from "#submission/src/mcp-client.ts";
 import { isAlive, makeTempDir } from "../../fixtures/index.ts";
-import { received, rejection, waitFor, within } from "../../labs/33-mcp-lite/tests/support.ts";
+import { liveClientTimers, received, rejection, timerSnapshot, waitFor, within } from "../../labs/33-mcp-lite/tests/support.ts";
 import { startClient } from "./support.ts";
 
 describe("starting the server", () => {
@@ -186,6 +186,16 @@ describe("close()", () => {
     await h.client.close();
     expect(await init).toMatchObject({ code: "CLIENT_CLOSED" });
     expect(h.pids().filter(isAlive)).toEqual([]);
+  });
+
+  it("racing a spawn that fails, resolves and leaves no SIGKILL timer behind", async () => {
+    const before = timerSnapshot();
+    const client = new McpClient({ executable: "/definitely/not/here/mcp-server" });
+    const init = rejection(client.initialize(), "initialize()");
+    await within(client.close(), "close()");
+    expect(await init).toMatchObject({ code: "MCP_SPAWN_FAILED", cause: { code: "ENOENT" } });
+    expect(client.pid).toBeUndefined();
+    expect(liveClientTimers(before)).toEqual([]);
   });
 
   it("resolves at once when nothing was ever started", async () => {

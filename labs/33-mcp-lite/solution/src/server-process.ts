@@ -123,6 +123,9 @@ export class ServerProcess {
       this.child = child;
       const onSpawnError = (error: Error) => {
         child.removeListener("spawn", onSpawn);
+        // A close() that raced the failed spawn armed the SIGKILL timer; no exit will clear it.
+        if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+        this.killTimer = undefined;
         this.markExited();
         reject(error);
       };
