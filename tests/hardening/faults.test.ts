@@ -147,6 +147,21 @@ describe("fault battery", () => {
     await expectNothingLeft(s);
   });
 
+  it("a call written after the server died (EPIPE) rejects with MCP_PROCESS_EXIT even while a grandchild holds stdout", async () => {
+    const s = startClient({ scenarios: ["grandchild"] });
+    await s.client.initialize();
+    const pid = s.client.pid!;
+    process.kill(pid, "SIGKILL");
+    // Spin without yielding, so the client writes before it has seen the exit: the write
+    // fails with EPIPE, and stdout, held open by the grandchild, drains only on its timeout.
+    const deadline = Date.now() + 2_000;
+    while (s.alive().includes(pid) && Date.now() < deadline);
+    const error = await failure(s.client.callTool("echo", { value: 1 }));
+    expect(error).toMatchObject({ code: "MCP_PROCESS_EXIT", signal: "SIGKILL" });
+    expect(s.client.metrics.protocolFaults).toBe(0);
+    await expectNothingLeft(s);
+  });
+
   it("a grandchild holding the pipes does not survive close()", async () => {
     const s = startClient({ scenarios: ["grandchild"] });
     await s.client.initialize();

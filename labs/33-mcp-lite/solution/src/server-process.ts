@@ -95,8 +95,11 @@ export class ServerProcess {
     return this.exitInfo ? undefined : this.child?.pid;
   }
 
+  // True as soon as the process's exit was observed, before its pipes finished draining
+  // (a grandchild holding stdout makes that drain take EXIT_DRAIN_MS).
   get hasExited(): boolean {
-    return this.exitInfo !== undefined;
+    const child = this.child;
+    return this.exitInfo !== undefined || (child !== undefined && (child.exitCode !== null || child.signalCode !== null));
   }
 
   /** Lines waiting for 'drain' (backpressure). */
