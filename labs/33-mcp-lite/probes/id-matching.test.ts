@@ -43,12 +43,16 @@ describe("rubric/id-matching", () => {
     // This server answers even after a cancellation notice, as one that already finished would.
     const h = start({ scenarios: ["ignore-cancellation"] });
     await within(h.client.initialize(), "initialize()");
-    const late = await rejection(h.client.callTool("echo", { value: "late", delay: 150 }, { timeoutMs: 30 }), "callTool(late, 30 ms)");
+    // The server holds "late" until "release" was answered, so it times out whatever the
+    // machine's load, and its answer comes only when the test asks for it.
+    const late = await rejection(h.client.callTool("echo", { value: "late", after: "release" }, { timeoutMs: 30 }), "callTool(late, 30 ms)");
     expectCode(late, "MCP_TIMEOUT", "callTool(late, 30 ms)");
-    // "fresh" is held by the server until "late" was answered, so the late answer reaches
-    // the client while "fresh" is the only call pending.
+    // "fresh" is held until "late" was answered. Answering "release" makes the server send
+    // release, late, fresh in one burst: the late answer reaches the client while "fresh"
+    // is the only call pending.
     const fresh = h.client.callTool("echo", { value: "fresh", after: "late" });
-    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer", 5_000);
+    expectAnswer(await within(h.client.callTool("echo", { value: "release" }), "callTool(release)"), "release", "callTool(release)");
+    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer");
     expectAnswer(await within(fresh, "callTool(fresh)"), "fresh", "callTool(fresh)");
   });
 
@@ -56,7 +60,8 @@ describe("rubric/id-matching", () => {
     const h = start({ scenarios: ["ignore-cancellation"] });
     await within(h.client.initialize(), "initialize()");
     await within(h.client.listTools(), "listTools()");
-    await rejection(h.client.callTool("echo", { value: "slow", delay: 100 }, { timeoutMs: 20 }), "callTool(slow, 20 ms)");
+    // Held by the server until "never-sent" is answered: a timeout under any load.
+    await rejection(h.client.callTool("echo", { value: "slow", after: "never-sent" }, { timeoutMs: 20 }), "callTool(slow, 20 ms)");
     const aborter = new AbortController();
     const aborted = h.client.callTool("never", {}, { signal: aborter.signal });
     await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.name === "never"), "the server receiving never");
