@@ -14,10 +14,13 @@ describe("evidence/timeout", () => {
     expectCode(never, "MCP_TIMEOUT", "callTool(never, 100 ms)");
     check(h.client.pendingCount === 0, msg("pendingLeft", { when: "MCP_TIMEOUT", count: h.client.pendingCount }));
 
-    // The server answers "late" 300 ms after receiving it, long after the 50 ms deadline.
-    const late = await rejection(h.client.callTool("echo", { value: "late", delay: 300 }, { timeoutMs: 50 }), "callTool(echo late, 50 ms)");
+    // The server holds "late" until it has answered "release", so the 50 ms deadline passes
+    // first however loaded the machine is; answering "release" then sends the late answer.
+    const late = await rejection(h.client.callTool("echo", { value: "late", after: "release" }, { timeoutMs: 50 }), "callTool(echo late, 50 ms)");
     expectCode(late, "MCP_TIMEOUT", "callTool(echo late, 50 ms)");
-    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer", 5_000);
+    const release = await within(h.client.callTool("echo", { value: "release" }), "callTool(echo release)");
+    check(JSON.stringify(release) === JSON.stringify({ content: "release" }), msg("lateAnswerMatched", { actual: release }));
+    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer");
     const next = await within(h.client.callTool("echo", { value: "next" }), "callTool(echo next)");
     check(JSON.stringify(next) === JSON.stringify({ content: "next" }), msg("lateAnswerMatched", { actual: next }));
     await expectCleanShutdown(h, "timeout");
