@@ -32,12 +32,18 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
   try {
     return await main(argv, io);
   } catch (error) {
-    const usage = error instanceof UsageError;
+    // node:util parseArgs throws ERR_PARSE_ARGS_* for unknown flags, stray arguments and missing values.
+    const usage = error instanceof UsageError || String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_");
     io.stderr.write(`${usage ? (error as Error).message : ((error as Error).stack ?? String(error))}\n${USAGE}\n`);
     const json = jsonFlag(argv);
     if (json) {
       const message = usage ? `usage: ${(error as Error).message}` : `grader failure: ${(error as Error).message}`;
-      writeOut(json, `${JSON.stringify(errorResult("33-mcp-lite", message), null, 2)}\n`);
+      try {
+        writeOut(json, `${JSON.stringify(errorResult("33-mcp-lite", message), null, 2)}\n`);
+      } catch (writeError) {
+        // The --json path itself is unwritable (the usual way to land here): say so, still exit 2.
+        io.stderr.write(`cannot write ${json}: ${(writeError as Error).message}\n`);
+      }
     }
     return 2;
   }

@@ -81,6 +81,17 @@ describe("grade CLI", () => {
     expect((await cli(["--lang", "fr"])).status).toBe(2);
     expect((await cli(["--seed", "-1"])).status).toBe(2);
     expect((await cli(["--no-such-flag"])).status).toBe(2);
+    const unknown = join(work, "unknown-flag.json");
+    expect((await cli(["--no-such-flag", "--json", unknown])).status).toBe(2);
+    expect(JSON.parse(readFileSync(unknown, "utf8"))).toMatchObject({ status: "error", message: expect.stringMatching(/^usage: .*--no-such-flag/) });
+  });
+
+  it("exits 2, not 1, when the --json file cannot be written", async () => {
+    const blocker = join(work, "a-file");
+    writeFileSync(blocker, "");
+    const run = await cli(["--lang", "fr", "--json", join(blocker, "result.json")]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`cannot write ${join(blocker, "result.json")}`);
   });
 
   it("prints the usage with --help", async () => {
