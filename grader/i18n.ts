@@ -37,6 +37,11 @@ const catalog = {
     zh: "挂起：测试「{title}」超过 {ms} ms 仍未结束",
     en: "hung: the test \"{title}\" had not finished after {ms} ms",
   },
+  unhandledError: {
+    zh: "有错误逃逸成未处理异常（真实进程里会让程序崩溃）：{error}",
+    en: "an error escaped as an unhandled exception (it would crash a real process): {error}",
+  },
+  unhandledAfterTest: { zh: "（测试之外）", en: "(outside any test)" },
   failedTests: { zh: "{failed}/{total} 个测试失败", en: "{failed} of {total} tests failed" },
   allPassed: { zh: "{total} 个测试全部通过", en: "all {total} tests passed" },
   orphanAfterClose: {

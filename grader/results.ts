@@ -47,7 +47,7 @@ export interface StrayRecord {
 }
 
 export interface ProgressRecord {
-  event: "start" | "end";
+  event: "start" | "end" | "unhandled";
   file: string;
   ancestors: string[];
   title: string;
@@ -120,6 +120,7 @@ export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?:
       runError = t("resultsMissing", lang);
     }
   }
+  runError ??= failOnUnhandled(tests, input);
   attachTraces(tests, input.workspaces);
 
   const checks: CheckResult[] = [];
@@ -186,6 +187,26 @@ function fromProgress(input: BuildInput): FoundTest[] {
     out.push({ file: relative(input.labDir, p.file), describe: p.ancestors[0] ?? "", outcome, fullName: [...p.ancestors, p.title].join(" > ") });
   }
   return out;
+}
+
+// An error that escaped as unhandled fails the test it happened in (vitest tags it with the
+// file and test name but leaves the test passed); one tagged with a file only fails every
+// check of that file; one with neither makes the run ungradable, never a pass.
+function failOnUnhandled(tests: FoundTest[], input: BuildInput): string | undefined {
+  for (const u of input.progress) {
+    if (u.event !== "unhandled") continue;
+    const message = t("unhandledError", input.lang, { error: firstLines(u.errors?.[0] ?? "", 300) });
+    if (!u.file) return message;
+    const file = relative(input.labDir, u.file);
+    const inFile = tests.filter((x) => x.file === file);
+    const named = inFile.filter((x) => x.outcome.title === u.title);
+    for (const test of named) Object.assign(test.outcome, { status: "fail", message });
+    if (named.length > 0) continue;
+    for (const describe of new Set(inFile.map((x) => x.describe))) {
+      tests.push({ file, describe, outcome: { title: t("unhandledAfterTest", input.lang), status: "fail", message }, fullName: describe });
+    }
+  }
+  return undefined;
 }
 
 function runningTests(progress: ProgressRecord[]): string[] {
