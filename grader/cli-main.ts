@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runBatch } from "./batch.ts";
-import { grade, loadManifest } from "./grade.ts";
+import { grade, loadManifest, maxScoreOf, notRunChecks } from "./grade.ts";
 import type { Lang } from "./manifest.ts";
 import { FORMATS, render, type Format } from "./report/index.ts";
 import { exitCodeOf, type GradeResult } from "./result.ts";
@@ -35,11 +35,12 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     // node:util parseArgs throws ERR_PARSE_ARGS_* for unknown flags, stray arguments and missing values.
     const usage = error instanceof UsageError || String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_");
     io.stderr.write(`${usage ? (error as Error).message : ((error as Error).stack ?? String(error))}\n${USAGE}\n`);
-    const json = jsonFlag(argv);
+    const json = flagValue(argv, "--json");
     if (json) {
       const message = usage ? `usage: ${(error as Error).message}` : `grader failure: ${(error as Error).message}`;
       try {
-        writeOut(json, `${JSON.stringify(errorResult("33-mcp-lite", message), null, 2)}\n`);
+        const result = await errorResult(flagValue(argv, "--lab") ?? "33-mcp-lite", message);
+        writeOut(json, `${JSON.stringify(result, null, 2)}\n`);
       } catch (writeError) {
         // The --json path itself is unwritable (the usual way to land here): say so, still exit 2.
         io.stderr.write(`cannot write ${json}: ${(writeError as Error).message}\n`);
@@ -123,7 +124,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     // Grading itself broke: still write a result file, and say so.
     result = {
-      ...errorResult(values.lab!, `grader failure: ${(error as Error).stack ?? String(error)}`, seed, lang as Lang),
+      ...(await errorResult(values.lab!, `grader failure: ${(error as Error).stack ?? String(error)}`, seed, lang as Lang)),
       submission: submission ?? "",
     };
   }
@@ -149,13 +150,23 @@ function writeOut(file: string, text: string): void {
 }
 
 // The result written when nothing could be graded (bad flags, or the grader itself broke).
-function errorResult(lab: string, message: string, seed = 0, lang: Lang = "zh"): GradeResult {
+// Every check id the lab defines is still listed, as an error, when the lab can be loaded.
+async function errorResult(lab: string, message: string, seed = 0, lang: Lang = "zh"): Promise<GradeResult> {
+  let checks: GradeResult["checks"] = [];
+  let maxScore = 0;
+  try {
+    const { manifest } = await loadManifest(lab);
+    checks = notRunChecks(manifest, lang, message);
+    maxScore = maxScoreOf(manifest);
+  } catch {
+    // An unknown lab: there is no list of checks to report.
+  }
   return {
     version: 1,
     lab,
     status: "error",
     score: 0,
-    maxScore: 0,
+    maxScore,
     bonus: { score: 0, maxScore: 0 },
     seed,
     lang,
@@ -163,15 +174,15 @@ function errorResult(lab: string, message: string, seed = 0, lang: Lang = "zh"):
     submission: "",
     startedAt: new Date().toISOString(),
     durationMs: 0,
-    checks: [],
+    checks,
   };
 }
 
-// The --json file named on a command line that could not be parsed.
-function jsonFlag(argv: string[]): string | undefined {
+// A flag's value on a command line that could not be parsed ("--json FILE" or "--json=FILE").
+function flagValue(argv: string[], flag: string): string | undefined {
   for (const [i, arg] of argv.entries()) {
-    if (arg === "--json" && argv[i + 1] && !argv[i + 1]!.startsWith("--")) return argv[i + 1];
-    if (arg.startsWith("--json=")) return arg.slice("--json=".length);
+    if (arg === flag && argv[i + 1] && !argv[i + 1]!.startsWith("--")) return argv[i + 1];
+    if (arg.startsWith(`${flag}=`)) return arg.slice(flag.length + 1);
   }
   return undefined;
 }

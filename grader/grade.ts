@@ -212,11 +212,12 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
   }
 }
 
-function maxScoreOf(manifest: LabManifest): number {
+export function maxScoreOf(manifest: LabManifest): number {
   return manifest.checks.reduce((sum, c) => sum + c.weight, 0);
 }
 
-function notRunChecks(manifest: LabManifest, lang: Lang, message: string): CheckResult[] {
+// Every graded check of the lab, each as an error with this message (nothing could run).
+export function notRunChecks(manifest: LabManifest, lang: Lang, message: string): CheckResult[] {
   return manifest.checks.map((c) => ({
     id: c.id,
     kind: c.kind,

@@ -76,7 +76,14 @@ describe("grade CLI", () => {
     const run = await cli(["--format", "html", "--json", json]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("usage: npm run grade");
-    expect(JSON.parse(readFileSync(json, "utf8"))).toMatchObject({ status: "error", message: expect.stringContaining("--format") });
+    const result = JSON.parse(readFileSync(json, "utf8"));
+    expect(result).toMatchObject({ status: "error", message: expect.stringContaining("--format"), maxScore: 100 });
+    // CONTRACT §2's check ids exist even when nothing could run, each reported as an error.
+    const ids = result.checks.map((c: { id: string }) => c.id);
+    for (const id of ["evidence/happy-path", "evidence/server-exit", "rubric/id-matching", "rubric/handshake", "probe/orphans"]) {
+      expect(ids).toContain(id);
+    }
+    expect(new Set(result.checks.map((c: { status: string }) => c.status))).toEqual(new Set(["error"]));
     expect((await cli(["--solution", "--submission", "x"])).status).toBe(2);
     expect((await cli(["--lang", "fr"])).status).toBe(2);
     expect((await cli(["--seed", "-1"])).status).toBe(2);
