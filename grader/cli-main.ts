@@ -88,8 +88,8 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     lab: values.lab,
     lang: lang as Lang,
     seed,
-    deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"]),
-    hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"]),
+    deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"], 1),
+    hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"], 1),
     keep: values.keep,
   };
 
@@ -105,7 +105,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     const summary = await runBatch({
       ...common,
       dir: resolve(values.batch),
-      workers: values.workers === undefined ? undefined : integer("--workers", values.workers),
+      workers: values.workers === undefined ? undefined : integer("--workers", values.workers, 1),
       gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
       onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
     });
@@ -137,9 +137,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
 
 class UsageError extends Error {}
 
-function integer(flag: string, value: string): number {
+// Parses a whole-number flag; `min` is 0 for a seed and 1 for durations and counts.
+function integer(flag: string, value: string, min = 0): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} needs a non-negative integer, got ${value}`);
+  if (value.trim() === "" || !Number.isInteger(n) || n < min) {
+    throw new UsageError(`${flag} needs ${min === 0 ? "a non-negative" : "a positive"} integer, got ${JSON.stringify(value)}`);
+  }
   return n;
 }
 

@@ -87,6 +87,9 @@ describe("grade CLI", () => {
     expect((await cli(["--solution", "--submission", "x"])).status).toBe(2);
     expect((await cli(["--lang", "fr"])).status).toBe(2);
     expect((await cli(["--seed", "-1"])).status).toBe(2);
+    expect((await cli(["--seed", ""])).status).toBe(2);
+    expect((await cli(["--hang-ms", "0"])).status).toBe(2);
+    expect((await cli(["--workers", "0", "--batch", work])).status).toBe(2);
     expect((await cli(["--no-such-flag"])).status).toBe(2);
     const unknown = join(work, "unknown-flag.json");
     expect((await cli(["--no-such-flag", "--json", unknown])).status).toBe(2);
