@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { t } from "./i18n.ts";
 import type { CheckStatus, LabManifest, Lang } from "./manifest.ts";
 import { copySubmission, findOnly, importSmoke, typecheck } from "./preflight.ts";
-import { commandLine, killAndWait, withEnvToken } from "./procs.ts";
+import { commandLine, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { buildChecks, readJson, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./results.ts";
 import type { CheckResult, GradeResult } from "./result.ts";
 import { runVitest } from "./run-vitest.ts";
@@ -125,9 +125,12 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
 
     const homework = options.homework === false ? [] : homeworkFiles(labDir, manifest);
     const files = [...manifest.evidenceFiles, ...manifest.probeFiles, ...homework];
+    // The tests run from a private, empty directory: every process the submission starts
+    // inherits it, which is how a daemon that escaped the process tree is still found.
+    const runCwd = mkdtempSync(join(privateDir, "cwd-"));
     const run = await runVitest({
       root: ROOT,
-      cwd: labDir,
+      cwd: runCwd,
       configFile,
       reporters: ["json", join(ROOT, "grader", "child", "progress-reporter.ts")],
       outputFile,
@@ -159,11 +162,12 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
 
     const verdict = await preflight;
 
-    // Leftovers: what outlived vitest in its tree, anything carrying the grade's token,
-    // and any pid a fixture recorded that is still alive.
+    // Leftovers: what outlived vitest in its tree, anything carrying the grade's token or
+    // running in the grade's directory, and any pid a fixture recorded that is still alive.
     const survivors = new Map<number, string>();
     for (const p of run.leftovers) survivors.set(p.pid, commandLine(p.pid));
     for (const p of withEnvToken(TOKEN_ENV, token)) survivors.set(p.pid, commandLine(p.pid));
+    for (const p of withCwdUnder(runCwd)) survivors.set(p.pid, commandLine(p.pid));
     for (const pid of recordedPids(fixtureRoot)) if (isLivePid(pid)) survivors.set(pid, commandLine(pid));
     await killAndWait(survivors.keys());
 

@@ -1,7 +1,8 @@
 // Process-table helpers for the grader (Linux /proc; elsewhere they see nothing and the
 // grader falls back to process-group kills and pid files).
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { sep } from "node:path";
 
 export interface ProcInfo {
   pid: number;
@@ -85,6 +86,24 @@ export function withEnvToken(name: string, value: string, procs: ProcInfo[] = li
     try {
       // /proc/<pid>/environ is the environment the process started with, NUL-separated.
       if (readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(entry)) out.push(p);
+    } catch {
+      // Gone, or not ours to read: not ours to kill either.
+    }
+  }
+  return out;
+}
+
+// Processes whose working directory is `dir` or inside it. Each grade runs its tests from a
+// private directory, so whatever the submission starts inherits it: even a daemon that
+// double-forked out of the process tree and dropped its environment is found here, unless
+// it also changed directory (a known limit, see grader/README.md).
+export function withCwdUnder(dir: string, procs: ProcInfo[] = listProcs()): ProcInfo[] {
+  const out: ProcInfo[] = [];
+  for (const p of procs) {
+    if (p.pid === process.pid || !isLive(p)) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${p.pid}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}${sep}`)) out.push(p);
     } catch {
       // Gone, or not ours to read: not ours to kill either.
     }
