@@ -58,6 +58,8 @@ describe("starting the server", () => {
     expect(h.client.initialized).toBe(false);
     expect(h.client.pid).toBeUndefined();
     expect(h.pids().filter(isAlive)).toEqual([]);
+    // The client stopped this server itself: its exit is recorded as expected.
+    expect(h.client.metrics.lastExit).toMatchObject({ expected: true });
   });
 
   it("times out a handshake the server never answers and stops the child", async () => {

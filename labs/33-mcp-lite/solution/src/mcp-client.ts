@@ -267,6 +267,9 @@ export class McpClient {
       // A failed handshake stops the child it started; initialized stays false.
       if (this.lifecycle === "starting" && this.server === server) {
         this.lifecycle = "idle";
+        // The handshake's failure is why this server stops: its exit is expected, not a
+        // second failure.
+        if (error instanceof McpError) this.failure ??= error;
         this.stopServer(server);
       }
       // Whoever started the stop (this catch, a protocol fault, an exit), the caller

@@ -91,8 +91,9 @@ export class ServerProcess {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
   }
 
+  /** The process id while the process runs; undefined as soon as its exit was observed. */
   get pid(): number | undefined {
-    return this.exitInfo ? undefined : this.child?.pid;
+    return this.hasExited ? undefined : this.child?.pid;
   }
 
   // True as soon as the process's exit was observed, before its pipes finished draining
