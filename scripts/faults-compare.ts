@@ -191,6 +191,22 @@ function faultOnCall(id: string, title: string, scenario: string, extra: Partial
   };
 }
 
+// A fault that shows at shutdown: close() with a call pending, then what that call became.
+function faultOnClose(id: string, title: string, scenario: string): Scenario {
+  return {
+    id,
+    title,
+    fixture: { scenarios: [scenario] },
+    async run(d, ws) {
+      await d.start();
+      const pending = d.call("never", {});
+      const { close, left } = await closeAndCount(d, ws);
+      const call = await observe(pending, 1_000);
+      return { outcome: `close(): ${close.outcome}; pending call: ${call.outcome}`, ms: close.ms, left };
+    },
+  };
+}
+
 const SCENARIOS: Scenario[] = [
   faultOnCall("half-line-exit", "half a line, then exit", "half-line-exit"),
   faultOnCall("non-object", "JSON that is not an object", "non-object"),
@@ -241,18 +257,7 @@ const SCENARIOS: Scenario[] = [
     },
   },
   faultOnCall("stdout-pollution", "stdout pollution (console.log)", "stdout-pollution"),
-  {
-    id: "ignore-sigterm",
-    title: "server ignores SIGTERM",
-    fixture: { scenarios: ["ignore-sigterm"] },
-    async run(d, ws) {
-      await d.start();
-      const pending = d.call("never", {});
-      const { close, left } = await closeAndCount(d, ws);
-      const call = await observe(pending, 1_000);
-      return { outcome: `close(): ${close.outcome}; pending call: ${call.outcome}`, ms: close.ms, left };
-    },
-  },
+  faultOnClose("ignore-sigterm", "server ignores SIGTERM", "ignore-sigterm"),
   {
     id: "grandchild",
     title: "grandchild holds the pipes, server exits",
@@ -266,18 +271,7 @@ const SCENARIOS: Scenario[] = [
       return { outcome: `exit call: ${exit.outcome}; pending call: ${call.outcome}; close(): ${close.outcome}`, ms: exit.ms, left };
     },
   },
-  {
-    id: "grandchild-close",
-    title: "grandchild holds the pipes, close()",
-    fixture: { scenarios: ["grandchild"] },
-    async run(d, ws) {
-      await d.start();
-      const pending = d.call("never", {});
-      const { close, left } = await closeAndCount(d, ws);
-      const call = await observe(pending, 1_000);
-      return { outcome: `close(): ${close.outcome}; pending call: ${call.outcome}`, ms: close.ms, left };
-    },
-  },
+  faultOnClose("grandchild-close", "grandchild holds the pipes, close()", "grandchild"),
   faultOnCall("notification-flood", "100,000 notifications", "notification-flood"),
   {
     id: "call-during-start",
