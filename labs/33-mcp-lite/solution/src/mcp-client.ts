@@ -13,6 +13,7 @@ import {
   type ResolvedOptions,
 } from "./options.ts";
 import { isNegotiated, UnsolicitedBudget } from "./notifications.ts";
+import { observe } from "./observer.ts";
 import { PendingTable, type ExpireReason, type PendingRecord } from "./pending.ts";
 import {
   checkInitializeResult,
@@ -28,6 +29,7 @@ import { buildServerEnv, EXIT_DRAIN_MS, ServerProcess, type ExitInfo } from "./s
 export { McpError, type McpErrorCode } from "./errors.ts";
 export * from "./options.ts";
 export type { InitializeResult, Tool } from "./protocol.ts";
+export type { ClientObserver } from "./observer.ts";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -233,6 +235,7 @@ export class McpClient {
         phase: "spawn",
       });
     }
+    observe(this.options.observer, "spawned", { pid: server.pid });
     this.assertOpen("initialize");
 
     try {
@@ -334,6 +337,8 @@ export class McpClient {
       onExpire: (record, reason) => this.onExpire(server, record, reason),
     });
     this.counters.requests += 1;
+    const tool = method === "tools/call" && typeof params.name === "string" ? params.name : undefined;
+    observe(this.options.observer, "request", { id, method, tool, settled: promise });
     const line = `{"jsonrpc":"2.0","id":${id},"method":${methodJson},"params":${paramsJson}}\n`;
     const sent = server.send(
       line,
@@ -502,6 +507,7 @@ export class McpClient {
     const expected = this.lifecycle === "closing" || this.failure !== undefined;
     this.counters.exits += 1;
     this.counters.lastExit = { ...info, expected };
+    observe(this.options.observer, "exited", { ...info, expected });
     this.clearWriteErrorTimer();
     const stderr = { text: server.stderr.text, truncated: server.stderr.truncated };
     if (!this.failure && this.lifecycle !== "closing" && this.lifecycle !== "closed") {
