@@ -96,7 +96,7 @@ export class McpClient extends BaseMcpClient {
   /** The redacted tail of the current (or last) server's stderr. */
   override get stderr(): { text: string; truncated: boolean } {
     const raw = super.stderr;
-    return { text: this.redactTail(raw.text, raw.truncated, this.pid !== undefined), truncated: raw.truncated };
+    return { text: this.redactTail(raw.text, raw.truncated), truncated: raw.truncated };
   }
 
   override get metrics(): ProductionMetrics {
@@ -217,7 +217,7 @@ export class McpClient extends BaseMcpClient {
     const details: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(error)) details[key] = value;
     delete details.code;
-    if (typeof error.stderr === "string") details.stderr = this.redactTail(error.stderr, error.stderrTruncated ?? false, false);
+    if (typeof error.stderr === "string") details.stderr = this.redactTail(error.stderr, error.stderrTruncated ?? false);
     if (error.data !== undefined) details.data = this.redactor.redactValue(error.data);
     const reason = stopReasonOfError(error);
     if (reason) {
@@ -250,8 +250,10 @@ export class McpClient extends BaseMcpClient {
     return new McpError(code, this.redactor.redact(message), details, context);
   }
 
-  private redactTail(text: string, truncated: boolean, open: boolean): string {
-    return this.redactor.redact(text, { headCut: truncated, open });
+  // A tail's end is always treated as cut: the server may still be writing, or may have
+  // died (or been killed) in the middle of a secret.
+  private redactTail(text: string, truncated: boolean): string {
+    return this.redactor.redact(text, { headCut: truncated, open: true });
   }
 }
 
