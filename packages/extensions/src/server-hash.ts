@@ -1,6 +1,7 @@
 // Server identity: a sha256 over the normalized configuration (resolved executable path,
-// args, cwd, environment) and the content of the executable and of every argument that
-// names a file (the script of `node server.mjs`). Restart backoff and quarantine are keyed
+// args, cwd, environment) and the content of the executable and of the first argument that
+// names a file (the script of `node server.mjs`; later file arguments are usually data the
+// server writes, such as a pid file, and must not change its identity). Restart backoff and quarantine are keyed
 // by it, so a changed binary or script is a different server. Secret values never enter it
 // in clear: a rotated token is not a new server.
 
@@ -29,15 +30,12 @@ export function serverHash(config: ServerIdentityConfig): string {
   const env = Object.entries(config.env ?? {})
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, value]) => [name, secrets.has(value) ? "[secret]" : value]);
-  const files = (config.args ?? []).map((arg) => {
-    const path = resolve(cwd, arg);
-    return isFile(path) ? fileDigest(path) : null;
-  });
+  const script = (config.args ?? []).map((arg) => resolve(cwd, arg)).find(isFile);
   const normalized = JSON.stringify({
     executable: executable ?? config.executable,
     executableDigest: executable ? fileDigest(executable) : "missing",
     args: config.args ?? [],
-    argFiles: files,
+    script: script === undefined ? null : { path: script, digest: fileDigest(script) },
     cwd,
     env,
   });

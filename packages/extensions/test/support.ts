@@ -16,7 +16,7 @@ export interface Started {
   alive(): number[];
 }
 
-type Extras = Partial<Omit<McpClientOptions, "executable" | "args">>;
+type Extras = Partial<McpClientOptions>;
 
 // A production client on the fixture server; closed, reaped and removed after the test.
 export function startClient(fixture: FixtureOptions = {}, options: Extras = {}): Started {
