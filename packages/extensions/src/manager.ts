@@ -10,7 +10,6 @@
 // the backoff, the failure count and the quarantine; this class chooses which one serves.
 
 import { randomUUID } from "node:crypto";
-import { setMaxListeners } from "node:events";
 import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { McpError as BaseMcpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
@@ -118,7 +117,8 @@ export class McpManager {
   private readonly current = new Map<string, string>();
   private readonly approvals = new Map<string, Promise<boolean>>();
   private readonly healthFailures = new Map<string, { at: number; result: HealthResult }>();
-  private readonly controller = new AbortController();
+  // One per server hash: aborting it stops that ServerManager's calls, then its server.
+  private readonly controllers = new Map<string, AbortController>();
   private readonly counts: McpManagerReport["calls"] = { ok: 0, stopped: { user: 0, budget: 0, shutdown: 0, process: 0 }, failed: {} };
   private closing: Promise<void> | undefined;
   private shutdownReason: McpStopReason | undefined;
@@ -145,7 +145,6 @@ export class McpManager {
     if (options.approve !== undefined && typeof options.approve !== "function") invalid("approve must be a function");
     this.options = options;
     this.runId = options.runId ?? randomUUID();
-    setMaxListeners(0, this.controller.signal); // one listener per server hash
     if (options.signal?.aborted) void this.close(options.signal.reason);
     else options.signal?.addEventListener("abort", this.onParentAbort, { once: true });
   }
@@ -263,7 +262,7 @@ export class McpManager {
     this.closing ??= (async () => {
       this.shutdownReason = stopReasonOf(reason);
       this.options.signal?.removeEventListener("abort", this.onParentAbort);
-      this.controller.abort(reason);
+      for (const controller of this.controllers.values()) controller.abort(reason);
       await Promise.all([...this.byHash.values()].map((manager) => manager.close()));
     })();
     return this.closing;
@@ -304,17 +303,20 @@ export class McpManager {
           );
         }
       } else {
-        void old?.close();
+        // The old server is retired: its calls stop as a shutdown, then it is closed.
+        this.controllers.get(previous)?.abort(new McpCancel("shutdown", `server ${server} was replaced (its hash changed)`));
       }
       if (this.closing) throw this.closedError();
     }
     this.current.set(server, hash);
     let manager = this.byHash.get(hash);
     if (!manager) {
+      const controller = new AbortController();
+      this.controllers.set(hash, controller);
       manager = new ServerManager({
         client: this.clientOptions(server, config),
         createClient: (options) => new McpClient(options as McpClientOptions),
-        signal: this.controller.signal,
+        signal: controller.signal,
         healthCheck: "tools",
         healthTimeoutMs: this.options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
         ...(this.options.backoffInitialMs === undefined ? {} : { backoffInitialMs: this.options.backoffInitialMs }),

@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { FIXTURE_SERVER, isAlive, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { McpCancel } from "../src/mcp-client.ts";
 import { CATALOG_DESCRIPTION_BYTES, McpManager, type McpManagerOptions, type McpManagerTraceEvent, type ServerConfig } from "../src/manager.ts";
-import { workspace } from "./support.ts";
+import { until, workspace } from "./support.ts";
 
 const TINY_SERVER = fileURLToPath(new URL("./servers/tiny-server.mjs", import.meta.url));
 
@@ -215,6 +215,21 @@ describe("server hash: backoff and quarantine", () => {
     server.write(WORKING());
     await expect(manager.callTool("flaky/echo", { value: "new" })).resolves.toEqual({ content: "new" });
     expect(spawned("flaky")).toBe(2);
+  });
+
+  it("a running server whose hash changed is retired: its calls stop as a shutdown, its process ends, the next call starts the new one", async () => {
+    const ws = workspace();
+    const server = scriptServer(ws, WORKING());
+    const { manager, spawned } = harness({ servers: { live: { ...server.config, tools: [{ name: "echo" }, { name: "never" }] } } });
+    await manager.callTool("live/echo", { value: 1 });
+    const [oldPid] = ws.pids();
+    const held = manager.callTool("live/never").catch((error: unknown) => error);
+    await manager.select("live/never");
+    server.write(`${WORKING()}\n// v2\n`);
+    await expect(manager.callTool("live/echo", { value: 2 })).resolves.toEqual({ content: 2 });
+    await expect(held).resolves.toMatchObject({ code: "MCP_ABORTED", reason: "shutdown", message: expect.stringMatching(/replaced/) });
+    expect(spawned("live")).toBe(2);
+    await until(() => !isAlive(oldPid!), "the retired server to end");
   });
 
   it("the hash covers the executable's content, the script's content and the configuration, not secret values", () => {
