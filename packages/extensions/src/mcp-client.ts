@@ -143,7 +143,16 @@ export class McpClient extends BaseMcpClient {
     const reserved = budget && size !== undefined ? this.reserve(budget, "tools/call", size) : 0;
     let result: unknown;
     try {
-      result = await super.callTool(name, args, baseCall(options));
+      // The reference client registers the request synchronously inside this call, so the
+      // trace learns the tool's name without the hook ever seeing the arguments.
+      this.telemetry.toolHint = typeof name === "string" ? name : undefined;
+      let call: Promise<unknown>;
+      try {
+        call = super.callTool(name, args, baseCall(options));
+      } finally {
+        this.telemetry.toolHint = undefined;
+      }
+      result = await call;
     } catch (error) {
       throw this.refundAndTranslate(error, budget, reserved, started);
     }

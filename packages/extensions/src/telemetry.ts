@@ -90,6 +90,9 @@ export class Telemetry implements ClientObserver {
   private readonly exitReasons: Record<string, number> = {};
   current: ServerInstance | undefined;
   last: ServerInstance | undefined;
+  /** The tool name of the tools/call being registered right now (set by the client around
+   *  the reference client's synchronous registration; the hook itself only sees the method). */
+  toolHint: string | undefined;
 
   constructor(runId: string, onTrace: ((event: McpTraceEvent) => void) | undefined, redactor: Redactor) {
     this.runId = runId;
@@ -104,14 +107,15 @@ export class Telemetry implements ClientObserver {
     this.emit({ kind: "server", runId: this.runId, serverInstanceId: instance.id, phase: "spawned", pid: event.pid });
   }
 
-  request(event: { id: number; method: string; tool?: string; settled: Promise<unknown> }): void {
+  request(event: { id: number; method: string; settled: Promise<unknown> }): void {
     const instance = this.current;
+    const hint = event.method === "tools/call" ? this.toolHint : undefined;
     const started = performance.now();
     const finish = (status: "ok" | McpErrorCode, error?: unknown) => {
       const durationMs = performance.now() - started;
       this.window(event.method).add(durationMs);
       if (error !== null && typeof error === "object") this.facts.set(error, { instance, durationMs });
-      const tool = event.tool === undefined ? undefined : this.redactor.redact(event.tool);
+      const tool = hint === undefined ? undefined : this.redactor.redact(hint);
       this.emit({
         kind: "request",
         runId: this.runId,

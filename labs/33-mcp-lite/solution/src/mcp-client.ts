@@ -13,8 +13,8 @@ import {
   type ResolvedOptions,
 } from "./options.ts";
 import { isNegotiated, UnsolicitedBudget } from "./notifications.ts";
-import { observe } from "./observer.ts";
-import { PendingTable, type ExpireReason, type PendingRecord } from "./pending.ts";
+import { observe, ObservedPendingTable } from "./observer.ts";
+import { type ExpireReason, type PendingRecord, type PendingTable } from "./pending.ts";
 import {
   checkInitializeResult,
   checkToolsResult,
@@ -71,7 +71,7 @@ const METHOD_NOT_FOUND = -32601;
 
 export class McpClient {
   private readonly options: ResolvedOptions;
-  private readonly pending = new PendingTable();
+  private readonly pending: PendingTable;
   private lifecycle: ClientState = "idle";
   private server: ServerProcess | undefined;
   private decoder: LineDecoder | undefined;
@@ -108,6 +108,7 @@ export class McpClient {
   // Validates options; spawns nothing.
   constructor(options: McpClientOptions) {
     this.options = resolveOptions(options);
+    this.pending = new ObservedPendingTable(this.options.observer);
   }
 
   /** Entries in the pending map right now. */
@@ -294,7 +295,11 @@ export class McpClient {
       maxStderrBytes: this.options.maxStderrBytes,
       onStdout: (chunk) => this.onStdout(server, chunk),
       onWriteError: (error) => this.onWriteError(server, error),
-      onExit: (info) => this.onExit(server, info),
+      onExit: (info) => {
+        const current = server === this.server;
+        this.onExit(server, info);
+        if (current) observe(this.options.observer, "exited", { ...info, expected: this.counters.lastExit?.expected ?? false });
+      },
     });
     this.server = server;
     this.decoder = decoder;
@@ -337,8 +342,6 @@ export class McpClient {
       onExpire: (record, reason) => this.onExpire(server, record, reason),
     });
     this.counters.requests += 1;
-    const tool = method === "tools/call" && typeof params.name === "string" ? params.name : undefined;
-    observe(this.options.observer, "request", { id, method, tool, settled: promise });
     const line = `{"jsonrpc":"2.0","id":${id},"method":${methodJson},"params":${paramsJson}}\n`;
     const sent = server.send(
       line,
@@ -507,7 +510,6 @@ export class McpClient {
     const expected = this.lifecycle === "closing" || this.failure !== undefined;
     this.counters.exits += 1;
     this.counters.lastExit = { ...info, expected };
-    observe(this.options.observer, "exited", { ...info, expected });
     this.clearWriteErrorTimer();
     const stderr = { text: server.stderr.text, truncated: server.stderr.truncated };
     if (!this.failure && this.lifecycle !== "closing" && this.lifecycle !== "closed") {
