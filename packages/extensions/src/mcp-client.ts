@@ -33,7 +33,7 @@ export type { InitializeResult, Tool } from "../../../labs/33-mcp-lite/solution/
 /** Bytes of the (redacted) stderr tail a fault report keeps. */
 export const REPORT_STDERR_BYTES = 4 * 1024;
 
-export interface McpClientOptions extends Omit<BaseMcpClientOptions, "observer"> {
+export interface McpClientOptions extends BaseMcpClientOptions {
   /** Values that never leave the client in clear (stderr tail, error messages, trace, fault
    *  reports); each a non-empty string. Give them to the server through `env`; a secret in
    *  `args` is refused with MCP_INVALID_ARGUMENT. Default: none. */
@@ -78,7 +78,7 @@ export class McpClient extends BaseMcpClient {
   // Validates the options (the reference client's and this layer's); spawns nothing.
   constructor(options: McpClientOptions) {
     const prepared = prepare(options);
-    super({ ...prepared.base, observer: prepared.telemetry });
+    super(prepared.base, prepared.telemetry);
     this.runId = prepared.runId;
     this.telemetry = prepared.telemetry;
     this.redactor = prepared.redactor;

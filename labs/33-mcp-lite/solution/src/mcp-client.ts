@@ -13,8 +13,7 @@ import {
   type ResolvedOptions,
 } from "./options.ts";
 import { isNegotiated, UnsolicitedBudget } from "./notifications.ts";
-import { observe, ObservedPendingTable } from "./observer.ts";
-import { type ExpireReason, type PendingRecord, type PendingTable } from "./pending.ts";
+import { PendingTable, type ExpireReason, type OpenOptions, type PendingRecord } from "./pending.ts";
 import {
   checkInitializeResult,
   checkToolsResult,
@@ -29,7 +28,6 @@ import { buildServerEnv, EXIT_DRAIN_MS, ServerProcess, type ExitInfo } from "./s
 export { McpError, type McpErrorCode } from "./errors.ts";
 export * from "./options.ts";
 export type { InitializeResult, Tool } from "./protocol.ts";
-export type { ClientObserver } from "./observer.ts";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -38,6 +36,20 @@ export interface CallOptions {
 }
 
 export type ClientState = "idle" | "starting" | "ready" | "closing" | "closed";
+
+/**
+ * Optional observer of requests and server processes: the extension point a production
+ * layer (packages/extensions) builds its trace and metrics on. It never sees tool
+ * arguments, results or content, and whatever it throws is ignored.
+ */
+export interface ClientObserver {
+  /** A request was registered (before its line is written); `settled` settles with it. */
+  request?(event: { id: number; method: string; settled: Promise<unknown> }): void;
+  /** A server process was started. */
+  spawned?(event: { pid: number | undefined }): void;
+  /** The server process is gone; `expected` when the client itself stopped it. */
+  exited?(event: ExitInfo & { expected: boolean }): void;
+}
 
 /** Counters for observability. They never record arguments or results. */
 export interface ClientMetrics {
@@ -72,6 +84,7 @@ const METHOD_NOT_FOUND = -32601;
 export class McpClient {
   private readonly options: ResolvedOptions;
   private readonly pending: PendingTable;
+  private readonly observer: ClientObserver | undefined;
   private lifecycle: ClientState = "idle";
   private server: ServerProcess | undefined;
   private decoder: LineDecoder | undefined;
@@ -105,10 +118,11 @@ export class McpClient {
   };
   private lastStderr: { text: string; truncated: boolean } = { text: "", truncated: false };
 
-  // Validates options; spawns nothing.
-  constructor(options: McpClientOptions) {
+  // Validates options; spawns nothing. `observer` is for a production layer, not the lab.
+  constructor(options: McpClientOptions, observer?: ClientObserver) {
     this.options = resolveOptions(options);
-    this.pending = new ObservedPendingTable(this.options.observer);
+    this.observer = observer;
+    this.pending = observer ? new ObservedPendingTable(observer) : new PendingTable();
   }
 
   /** Entries in the pending map right now. */
@@ -236,7 +250,7 @@ export class McpClient {
         phase: "spawn",
       });
     }
-    observe(this.options.observer, "spawned", { pid: server.pid });
+    observe(this.observer, "spawned", { pid: server.pid });
     this.assertOpen("initialize");
 
     try {
@@ -298,7 +312,7 @@ export class McpClient {
       onExit: (info) => {
         const current = server === this.server;
         this.onExit(server, info);
-        if (current) observe(this.options.observer, "exited", { ...info, expected: this.counters.lastExit?.expected ?? false });
+        if (current) observe(this.observer, "exited", { ...info, expected: this.counters.lastExit?.expected ?? false });
       },
     });
     this.server = server;
@@ -594,6 +608,35 @@ export class McpClient {
     const { signal } = options;
     if (signal !== undefined && !(signal instanceof AbortSignal)) invalid("signal must be an AbortSignal");
     return { signal, timeoutMs: resolveCallTimeout(options.timeoutMs, this.options.timeoutMs) };
+  }
+}
+
+// Calls one observer hook; whatever it throws stays with the observer.
+function observe<K extends keyof ClientObserver>(
+  observer: ClientObserver | undefined,
+  hook: K,
+  event: Parameters<NonNullable<ClientObserver[K]>>[0],
+): void {
+  try {
+    (observer?.[hook] as ((event: unknown) => void) | undefined)?.call(observer, event);
+  } catch {
+    // An observer is diagnostics; it must not change the protocol's outcome.
+  }
+}
+
+// The request table, telling the observer about every request it registers.
+class ObservedPendingTable extends PendingTable {
+  private readonly observer: ClientObserver;
+
+  constructor(observer: ClientObserver) {
+    super();
+    this.observer = observer;
+  }
+
+  override open(id: number, method: string, options: OpenOptions): Promise<unknown> {
+    const settled = super.open(id, method, options);
+    observe(this.observer, "request", { id, method, settled });
+    return settled;
   }
 }
 

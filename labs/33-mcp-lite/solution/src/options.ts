@@ -2,7 +2,6 @@
 // which runs in the constructor before anything is spawned or written.
 
 import { McpError } from "./errors.ts";
-import type { ClientObserver } from "./observer.ts";
 
 /** Default per-request deadline, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -58,8 +57,6 @@ export interface McpClientOptions {
   onNotification?: (notification: ServerNotification) => void;
   /** Product name and version sent as clientInfo. Default: lab33-mcp-lite-client 1.0.0. */
   clientInfo?: { name: string; version: string };
-  /** Watches requests and server processes (trace, metrics); sees no arguments or results. Default: none. */
-  observer?: ClientObserver;
 }
 
 export interface ResolvedOptions {
@@ -77,7 +74,6 @@ export interface ResolvedOptions {
   maxNotificationBytesPerSecond: number;
   onNotification: ((notification: ServerNotification) => void) | undefined;
   clientInfo: { name: string; version: string };
-  observer: ClientObserver | undefined;
 }
 
 // The largest delay setTimeout honours; a bigger one fires at once.
@@ -109,9 +105,6 @@ export function resolveOptions(options: McpClientOptions): ResolvedOptions {
   if (typeof clientInfo?.name !== "string" || typeof clientInfo.version !== "string") {
     invalid("clientInfo must be { name: string, version: string }");
   }
-  if (options.observer !== undefined && (options.observer === null || typeof options.observer !== "object")) {
-    invalid("observer must be an object");
-  }
   return {
     executable,
     args: [...args],
@@ -137,7 +130,6 @@ export function resolveOptions(options: McpClientOptions): ResolvedOptions {
     ),
     onNotification: options.onNotification,
     clientInfo: { name: clientInfo.name, version: clientInfo.version },
-    observer: options.observer,
   };
 }
 
