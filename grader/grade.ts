@@ -132,7 +132,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
         return value;
       });
     const smoke = timed("importCheckEndMs", importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide, gradeDir, scratch: smokeScratch, confine }));
-    const preflight = Promise.all([timed("typecheckEndMs", typecheck(ROOT, gradeDir, copy, manifest, lang)), smoke]).then(([types, s]) => (!types.ok ? types : s.verdict));
+    const preflight = Promise.all([timed("typecheckEndMs", typecheck(ROOT, gradeDir, copy, manifest, lang)), smoke]).then(([types, s]) => (s.refused || types.ok ? s.verdict : types));
     const stopRun = new AbortController();
     void preflight.then((verdict) => {
       if (!verdict.ok) stopRun.abort();
@@ -148,6 +148,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       reporters: [join(ROOT, "grader", "child", "progress-reporter.ts")],
       deadlineMs,
       signal: stopRun.signal,
+      gate: smoke.then((s) => s.verdict.ok),
       sandbox,
       hide,
       gradeDir,
@@ -207,6 +208,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     const strays = readJsonLines<StrayRecord>(join(scratch, "strays.jsonl"));
     const progress = run.records.filter((r) => r.event === "start" || r.event === "end" || r.event === "unhandled") as unknown as ProgressRecord[];
     const json = resultsFromRecords(run.records);
+    if (process.env.SB_DEBUG) writeFileSync(process.env.SB_DEBUG, JSON.stringify({ records: run.records, output: run.output }, null, 1));
     const survivorList = [...survivors].map(([pid, command]) => ({ pid: Number(pid), command }));
     const smokeLeft = smokeOutcome.leftovers.map((p) => ({ pid: p.pid, command: `${p.command} — ${t("importLeftover", lang, { pid: p.pid, command: "" }).trim()}` }));
 
@@ -222,6 +224,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       survivors: [...survivorList, ...smokeLeft],
       deadlineMs,
       homeworkFiles: homework,
+      testFiles: files,
     });
     const graded = built.checks.filter((c) => c.kind !== "homework");
     const homeworkChecks = built.checks.filter((c) => c.kind === "homework");
@@ -310,7 +313,8 @@ export function resultsFromRecords(records: Array<Record<string, unknown>>): Vit
       const errors = (r.errors as string[]) ?? [];
       return {
         name: String(r.file),
-        status: r.state === "passed" ? "passed" : "failed",
+        // "pending" after the run ended: the file's worker died before finishing it.
+        status: r.state === "passed" ? "passed" : r.state === "failed" || r.state === "skipped" ? "failed" : "crashed",
         message: errors[0] ?? "",
         assertionResults: tests.map((x) => ({
           ancestorTitles: x.ancestors,

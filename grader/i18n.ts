@@ -81,6 +81,10 @@ const catalog = {
     zh: "内存耗尽：运行「{test}」时测试进程超出了内存上限",
     en: "memory exhausted: the test process ran out of memory while running \"{test}\"",
   },
+  workerCrashed: {
+    zh: "测试进程在运行「{test}」时崩溃",
+    en: "the test process crashed while running \"{test}\"",
+  },
   importLeftover: {
     zh: "导入检查结束时进程 {pid}（{command}）仍然存活（已随沙箱终止）",
     en: "process {pid} ({command}) was still alive when the import check ended (killed with the sandbox)",

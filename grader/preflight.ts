@@ -154,6 +154,8 @@ export interface SmokeContext {
 
 export interface SmokeOutcome {
   verdict: Preflight;
+  /** The import confinement refused an import (this verdict then wins over a type error). */
+  refused?: boolean;
   /** Processes alive in the sandbox when the import check ended (sandbox only). */
   leftovers: Array<{ pid: number; command: string }>;
 }
@@ -178,13 +180,15 @@ export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
     scratch: c.scratch,
     cpuSeconds: Math.ceil((IMPORT_HANG_MS + 4_000) / 1000) + 5,
   });
+  payload.stdin.end();
   const out = await boundedPayload(payload, IMPORT_HANG_MS + 4_000);
   const report = await payload.report;
   const leftovers = report?.alive ?? [];
   if (report?.setupError) return { verdict: { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0] }) }, leftovers };
   const violations = readViolations(violationLog);
-  if (violations.length > 0) return { verdict: { ok: false, message: violationMessage(violations, lang) }, leftovers };
-  return { verdict: smokeVerdict(out, c), leftovers };
+  if (violations.length > 0) return { verdict: { ok: false, message: violationMessage(violations, lang) }, refused: true, leftovers };
+  const verdict = smokeVerdict(out, c);
+  return { verdict, leftovers, ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
 }
 
 // The could-not-grade message for imports the confinement refused.
@@ -234,7 +238,13 @@ function boundedPayload(payload: Payload, deadlineMs: number): Promise<PayloadOu
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
       if (child.pid) killGroup(child.pid);
-      setImmediate(() => {
+      // The verdict may still be in flight: wait for the channel's write ends to close
+      // (at once in the sandbox, whose processes are all gone; bounded without it).
+      const closed = new Promise<void>((r) => {
+        if (payload.channel.closed) r();
+        payload.channel.once("close", () => r());
+      });
+      void Promise.race([closed, new Promise((r) => setTimeout(r, 500).unref())]).then(() => {
         payload.channel.destroy();
         let verdict: any;
         for (const line of text.split("\n")) {

@@ -43,6 +43,8 @@ export interface VitestRunOptions {
   deadlineMs: number;
   /** Aborting it kills the run (the preflight failed). */
   signal?: AbortSignal;
+  /** Resolves true when the tests may load the submission (child/gate.ts), false never to. */
+  gate: Promise<boolean>;
   sandbox: SandboxKind;
   hide: string[];
   gradeDir: string;
@@ -68,6 +70,10 @@ export function runVitest(o: VitestRunOptions): Promise<VitestRun> {
   });
   const { child } = payload;
   const channel = readChannel(payload.channel, key);
+  void o.gate.then((go) => {
+    if (go) payload.stdin.write("go\n");
+    payload.stdin.end();
+  });
   return new Promise((resolvePromise) => {
     let output = "";
     const keep = (chunk: Buffer) => {

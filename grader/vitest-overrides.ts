@@ -28,6 +28,7 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
     test: {
       execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy ? ["--import", join(here, "sandbox", "guard.mjs")] : [])],
       setupFiles: [join(here, "child", "setup.ts")],
+      globalSetup: policy ? [join(here, "child", "gate.ts")] : [],
       pool: "forks",
       fileParallelism: true,
       maxWorkers: Number(env.LAB_MAX_WORKERS ?? 6),

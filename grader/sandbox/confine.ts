@@ -8,7 +8,7 @@
 // for require/createRequire and native imports.
 
 import type { Plugin } from "vite";
-import { allowedTarget, inside, isBuiltin, toPath, whereImported, type Policy } from "./policy.mjs";
+import { allowedTarget, escapesCopy, forbiddenPackage, inside, isBuiltin, toPath, whereImported, type Policy } from "./policy.mjs";
 
 export interface Violation {
   where: string;
@@ -42,6 +42,7 @@ export function confinePlugin(policy: Policy): Plugin {
         throw new Error(`imports outside the submission: ${v.where} (${v.spec})`);
       };
       if (/^[a-z][a-z0-9+.-]*:/i.test(source) && !source.startsWith("file:")) refuse();
+      if (escapesCopy(policy, source, importer) || forbiddenPackage(policy, source)) refuse();
       const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
       if (!resolved) return null;
       if (!allowedTarget(policy, resolved.id)) refuse();

@@ -1,7 +1,7 @@
 // @ts-check
 // The ESM half of guard.mjs: a module.register resolve hook (it runs on Node's loader thread).
 import { appendFileSync } from "node:fs";
-import { allowedTarget, inside, isBuiltin, toPath, whereImported } from "./policy.mjs";
+import { allowedTarget, escapesCopy, forbiddenPackage, inside, isBuiltin, toPath, whereImported } from "./policy.mjs";
 
 /** @type {{ policy: import("./policy.mjs").Policy, strict: boolean, log?: string }} */
 let state;
@@ -27,8 +27,11 @@ export async function resolve(specifier, context, next) {
   if (!state) return next(specifier, context);
   if (/^(data|blob|https?):/i.test(specifier)) throw refuse(context.parentURL, specifier);
   if (isBuiltin(specifier)) return next(specifier, context);
-  const result = await next(specifier, context);
   const fromCopy = context.parentURL !== undefined && inside(toPath(context.parentURL), state.policy.copy);
+  if ((state.strict || fromCopy) && context.parentURL && (escapesCopy(state.policy, specifier, context.parentURL) || forbiddenPackage(state.policy, specifier))) {
+    throw refuse(context.parentURL, specifier);
+  }
+  const result = await next(specifier, context);
   if ((state.strict || fromCopy) && !allowedTarget(state.policy, result.url)) throw refuse(context.parentURL, specifier);
   if (state.policy.hide.some((h) => inside(toPath(result.url), h))) throw refuse(context.parentURL, specifier);
   return result;

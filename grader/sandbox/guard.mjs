@@ -14,7 +14,7 @@
 // a line to $LAB_VIOLATION_LOG, so the grade is an error even when the submission catches it.
 import { appendFileSync } from "node:fs";
 import Module, { register } from "node:module";
-import { allowedTarget, inside, isBuiltin, policyFromEnv, TOOLING, toPath, whereImported } from "./policy.mjs";
+import { allowedTarget, escapesCopy, forbiddenPackage, inside, isBuiltin, policyFromEnv, TOOLING, toPath, whereImported } from "./policy.mjs";
 
 const policy = policyFromEnv();
 const strict = process.env.LAB_CONFINE_STRICT === "1";
@@ -69,11 +69,19 @@ if (policy) {
   const original = M._resolveFilename;
   /** @this {any} @param {string} request @param {any} parent @param {boolean} isMain @param {any} options */
   const guarded = function (request, parent, isMain, options) {
+    if (typeof request === "string" && isBuiltin(request)) return original.call(this, request, parent, isMain, options);
+    const frame = submissionFrame();
+    const fromSubmission = strict || frame !== "";
+    const where = frame || parent?.filename;
+    if (fromSubmission && typeof request === "string") {
+      // Refused before resolution: the target may be hidden, or unreachable from the copy.
+      const base = parent?.filename ?? policy.copy + "/";
+      if (escapesCopy(policy, request, base) || forbiddenPackage(policy, request)) throw refuse(where, request);
+    }
     const filename = original.call(this, request, parent, isMain, options);
     if (isBuiltin(filename)) return filename;
-    const frame = strict ? parent?.filename ?? "" : submissionFrame();
-    if (strict || frame !== "") {
-      if (!allowedTarget(policy, filename)) throw refuse(frame || parent?.filename, request);
+    if (fromSubmission) {
+      if (!allowedTarget(policy, filename)) throw refuse(where, request);
       return filename;
     }
     // No submission code on the stack: ordinary packages only, never the tooling.

@@ -11,7 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
 export type SandboxMode = "required" | "auto" | "off";
@@ -56,7 +56,7 @@ export interface PayloadOptions {
   command: string[];
   cwd: string;
   env: Record<string, string>;
-  /** Written to the payload's stdin, then closed. */
+  /** Written to the payload's stdin at once; the stream stays open for more (Payload.stdin). */
   input: string;
   sandbox: SandboxKind;
   /** The project tree (read-only inside), its hidden paths, the grade folder (read-only) and its writable scratch. */
@@ -77,6 +77,8 @@ export interface NsReport {
 
 export interface Payload {
   child: ChildProcess;
+  /** The payload's stdin (after `input`); end it when there is nothing more to say. */
+  stdin: Writable;
   /** Fd 3 of the payload: the result channel. */
   channel: Readable;
   /** ns-init's report, once the sandbox is gone (undefined without a sandbox). */
@@ -89,8 +91,8 @@ export function startPayload(o: PayloadOptions): Payload {
   if (o.sandbox === "none") {
     child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.cwd, env: o.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
     child.stdin!.on("error", () => {});
-    child.stdin!.end(o.input);
-    return { child, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
+    child.stdin!.write(o.input);
+    return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
   }
   const flags = o.sandbox === "user" ? ["--user", "--map-root-user", ...BASE_FLAGS] : BASE_FLAGS;
   child = spawn("/usr/bin/unshare", [...flags, process.execPath, NS_INIT], {
@@ -114,7 +116,7 @@ export function startPayload(o: PayloadOptions): Payload {
     limits: { cpuSeconds: o.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES },
   };
   child.stdin!.on("error", () => {});
-  child.stdin!.end(JSON.stringify({ config, input: o.input }));
+  child.stdin!.write(`${JSON.stringify({ config })}\n${o.input}`);
   const reportStream = child.stdio[4] as Readable;
   const report = new Promise<NsReport | undefined>((resolve) => {
     let text = "";
@@ -136,5 +138,5 @@ export function startPayload(o: PayloadOptions): Payload {
     reportStream.on("close", done);
     reportStream.on("error", done);
   });
-  return { child, channel: child.stdio[3] as Readable, report };
+  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report };
 }

@@ -10,7 +10,7 @@
 // own workers excepted, known by identity: direct children of the payload) and exits, and
 // the kernel kills everything left in the namespace.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeSync } from "node:fs";
+import { existsSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** @typedef {{ root: string, gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
@@ -26,8 +26,25 @@ const report = (/** @type {object} */ record) => {
   }
 };
 
-/** @type {{ config: Config, input: string }} */
-const { config, input } = JSON.parse(readFileSync(0, "utf8"));
+// Stdin: one line of JSON ({ config }), then the payload's input, passed on as it comes.
+let head = Buffer.alloc(0);
+let newline = -1;
+while (newline === -1) {
+  const chunk = Buffer.alloc(65536);
+  let n = 0;
+  try {
+    n = readSync(0, chunk, 0, chunk.length, null);
+  } catch (error) {
+    if (/** @type {any} */ (error).code === "EAGAIN") continue;
+    throw error;
+  }
+  if (n === 0) break;
+  head = Buffer.concat([head, chunk.subarray(0, n)]);
+  newline = head.indexOf(10);
+}
+/** @type {{ config: Config }} */
+const { config } = JSON.parse(head.subarray(0, newline === -1 ? head.length : newline).toString("utf8"));
+const early = newline === -1 ? Buffer.alloc(0) : head.subarray(newline + 1);
 const q = (/** @type {string} */ s) => `'${s.replaceAll("'", "'\\''")}'`;
 
 // The new root is a small tmpfs on /tmp (which it also hides); host folders reached through
@@ -101,7 +118,8 @@ const chroot = existsSync("/usr/sbin/chroot") ? "/usr/sbin/chroot" : "/usr/bin/c
 // stdin: the payload's input; 1, 2: shared output; 3: the result channel; 4: /dev/null (not our report).
 const child = spawn(chroot, args, { env: config.env, stdio: ["pipe", "inherit", "inherit", 3, "ignore"] });
 child.stdin?.on("error", () => {});
-child.stdin?.end(input);
+if (early.length > 0) child.stdin?.write(early);
+if (child.stdin) process.stdin.pipe(child.stdin);
 
 /** @returns {Array<{ pid: number, ppid: number, state: string }>} */
 function processes() {

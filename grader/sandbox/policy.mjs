@@ -6,7 +6,7 @@
 // as JSON: { copy, allow: [package names], root, hide: [paths] }.
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** @typedef {{ copy: string, allow: string[], root: string, hide: string[] }} Policy */
 
@@ -48,6 +48,28 @@ export function allowedTarget(policy, resolved) {
   const path = toPath(resolved);
   if (inside(path, policy.copy)) return true;
   return policy.allow.some((name) => path.includes(`/node_modules/${name}/`));
+}
+
+// A path or file: specifier that names a place outside the copy before any resolution
+// (relative, absolute or file:): refused even when nothing is there (the solution is hidden).
+/** @param {Policy} policy @param {string} spec @param {string} importer */
+export function escapesCopy(policy, spec, importer) {
+  if (!/^(\.{1,2}\/|\/|file:)/.test(spec)) return false;
+  let target;
+  try {
+    target = toPath(new URL(spec, importer.startsWith("file:") ? importer : pathToFileURL(toPath(importer)).href).href);
+  } catch {
+    return false;
+  }
+  return !inside(target, policy.copy);
+}
+
+// A bare package specifier (not a path, URL or built-in) that the lab does not allow.
+/** @param {Policy} policy @param {string} spec */
+export function forbiddenPackage(policy, spec) {
+  if (/^(\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:)/i.test(spec) || isBuiltin(spec) || spec.startsWith("\0")) return false;
+  const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
+  return !policy.allow.includes(name ?? "");
 }
 
 // Where the import is written: "src/x.ts:3" (the first line naming the specifier), or the file alone.
