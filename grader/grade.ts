@@ -208,7 +208,6 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     const strays = readJsonLines<StrayRecord>(join(scratch, "strays.jsonl"));
     const progress = run.records.filter((r) => r.event === "start" || r.event === "end" || r.event === "unhandled") as unknown as ProgressRecord[];
     const json = resultsFromRecords(run.records);
-    if (process.env.SB_DEBUG) writeFileSync(process.env.SB_DEBUG, JSON.stringify({ records: run.records, output: run.output }, null, 1));
     const survivorList = [...survivors].map(([pid, command]) => ({ pid: Number(pid), command }));
     const smokeLeft = smokeOutcome.leftovers.map((p) => ({ pid: p.pid, command: `${p.command} — ${t("importLeftover", lang, { pid: p.pid, command: "" }).trim()}` }));
 
