@@ -7,5 +7,5 @@ import { gradeOverrides } from "./vitest-overrides.ts";
 
 const labConfigFile = process.env.LAB_VITEST_CONFIG;
 if (!labConfigFile) throw new Error("LAB_VITEST_CONFIG is not set (the grader sets it)");
-const base = (await import(pathToFileURL(labConfigFile).href)).default;
+const base = (await import(/* @vite-ignore */ pathToFileURL(labConfigFile).href)).default;
 export default mergeConfig(base, gradeOverrides());

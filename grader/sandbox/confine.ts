@@ -48,5 +48,22 @@ export function confinePlugin(policy: Policy): Plugin {
       if (!allowedTarget(policy, resolved.id)) refuse();
       return resolved;
     },
+    // Vite hands a computed dynamic import() (and one of an absolute path) straight to the
+    // worker's module runner, past resolveId. Each module of the copy therefore starts by
+    // replacing the runner's dynamic-import function with the checked one guard.mjs installs
+    // in every worker (same line, so line numbers stay true).
+    transform: {
+      order: "post",
+      handler(code, id) {
+        const file = toPath(id);
+        if (!inside(file, policy.copy) || !/\.(?:[cm]?[jt]sx?)$/.test(file)) return null;
+        const prologue = `var ${DYNAMIC_IMPORT} = globalThis[Symbol.for("lab.confine.dynamicImport")](${DYNAMIC_IMPORT}, import.meta.url);`;
+        const bang = code.startsWith("#!") ? code.indexOf("\n") + 1 : 0;
+        return { code: code.slice(0, bang) + prologue + code.slice(bang), map: null };
+      },
+    },
   };
 }
+
+/** The name Vite's SSR transform gives the module runner's dynamic import function. */
+const DYNAMIC_IMPORT = "__vite_ssr_dynamic_import__";

@@ -93,5 +93,20 @@ if (policy) {
     return filename;
   };
   Object.defineProperty(M, "_resolveFilename", { value: guarded, writable: false, configurable: false });
+  // The checked dynamic import that every module of the copy installs over the module
+  // runner's own (see confine.ts): a computed import() must stay inside the copy too.
+  /** @param {(dep: unknown, options?: unknown) => Promise<unknown>} original @param {string} moduleUrl */
+  const dynamicImport = (original, moduleUrl) => {
+    const base = toPath(String(moduleUrl));
+    return (/** @type {unknown} */ dep, /** @type {unknown} */ options) => {
+      const spec = String(dep);
+      if (!isBuiltin(spec)) {
+        const scheme = /^[a-z][a-z0-9+.-]*:/i.test(spec) && !spec.startsWith("file:");
+        if (scheme || escapesCopy(policy, spec, base) || forbiddenPackage(policy, spec)) return Promise.reject(refuse(base, spec));
+      }
+      return original(dep, options);
+    };
+  };
+  Object.defineProperty(globalThis, Symbol.for("lab.confine.dynamicImport"), { value: dynamicImport, writable: false, configurable: false });
   register(new URL("./guard-hooks.mjs", import.meta.url), { data: { policy, strict, log } });
 }
