@@ -8,8 +8,9 @@
 //   load ordinary packages but never the test tooling (vitest, vite, tsx, ...), nor a file
 //   outside node_modules. In strict mode (the import check) every resolution must stay in
 //   the copy.
-// - ESM: a module.register resolve hook (guard-hooks.mjs) refuses data: URLs and, for
-//   imports made from inside the copy (or any import in strict mode), targets outside it.
+// - ESM, in the import check (strict): a module.register resolve hook (guard-hooks.mjs)
+//   refuses data: URLs and every target outside the copy. In the test workers, a checked
+//   replacement for Vite's dynamic import (installed below, used by confine.ts).
 // A refusal throws "imports outside the submission: <file:line> (<specifier>)" and appends
 // a line to $LAB_VIOLATION_LOG, so the grade is an error even when the submission catches it.
 import { appendFileSync } from "node:fs";
@@ -108,5 +109,9 @@ if (policy) {
     };
   };
   Object.defineProperty(globalThis, Symbol.for("lab.confine.dynamicImport"), { value: dynamicImport, writable: false, configurable: false });
-  register(new URL("./guard-hooks.mjs", import.meta.url), { data: { policy, strict, log } });
+  // Native ESM resolution needs a hook only where the submission is loaded natively (the
+  // import check). In the test workers Vite loads it: its imports go through the plugin and
+  // the checked dynamic import above, and eval/Function import() fails in vitest's VM
+  // context; a hook there would cost a loader thread per worker for nothing.
+  if (strict) register(new URL("./guard-hooks.mjs", import.meta.url), { data: { policy, strict, log } });
 }
