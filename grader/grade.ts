@@ -148,7 +148,10 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       reporters: [join(ROOT, "grader", "child", "progress-reporter.ts")],
       deadlineMs,
       signal: stopRun.signal,
-      gate: smoke.then((s) => s.verdict.ok),
+      gate: smoke.then(
+        (s) => s.verdict.ok,
+        () => false,
+      ),
       sandbox,
       hide,
       gradeDir,
@@ -209,7 +212,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     const progress = run.records.filter((r) => r.event === "start" || r.event === "end" || r.event === "unhandled") as unknown as ProgressRecord[];
     const json = resultsFromRecords(run.records);
     const survivorList = [...survivors].map(([pid, command]) => ({ pid: Number(pid), command }));
-    const smokeLeft = smokeOutcome.leftovers.map((p) => ({ pid: p.pid, command: `${p.command} — ${t("importLeftover", lang, { pid: p.pid, command: "" }).trim()}` }));
+    const smokeLeft = smokeOutcome.leftovers.map((p) => ({ pid: p.pid, command: `${p.command} [${t("importCheckTag", lang)}]` }));
 
     const built = buildChecks({
       manifest,

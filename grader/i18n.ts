@@ -85,10 +85,7 @@ const catalog = {
     zh: "测试进程在运行「{test}」时崩溃",
     en: "the test process crashed while running \"{test}\"",
   },
-  importLeftover: {
-    zh: "导入检查结束时进程 {pid}（{command}）仍然存活（已随沙箱终止）",
-    en: "process {pid} ({command}) was still alive when the import check ended (killed with the sandbox)",
-  },
+  importCheckTag: { zh: "导入检查时启动", en: "started during the import check" },
 } as const;
 
 export type GraderMessage = keyof typeof catalog;
