@@ -3,13 +3,13 @@
 // forged, replayed and missing records. The corpus (tests/grader/corpus.test.ts) shows the
 // same layers against whole hostile submissions.
 
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../grader/cli-main.ts";
-import { hiddenPaths, ROOT } from "../../grader/grade.ts";
+import { chooseSandbox, grade, hiddenPaths, ROOT } from "../../grader/grade.ts";
 import { isLive, listProcs, commandLine } from "../../grader/procs.ts";
 import { readChannel, sign } from "../../grader/sandbox/channel.ts";
 import { SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
@@ -111,6 +111,24 @@ describe("the result channel", () => {
     const first = line({ seq: 0, event: "start" });
     expect((await read([first, first])).tampered).toMatch(/record 0 where 1/);
     expect((await read([line({ seq: 1, event: "done" })])).tampered).toMatch(/record 1 where 0/);
+  });
+});
+
+describe("grade folders and the sandbox choice", () => {
+  it("grades in a private folder of the OS temp dir (never in the project) and removes it afterwards", async () => {
+    let seen: { gradeDir: string; privateDir: string } | undefined;
+    const result = await grade({ submission: join(ROOT, "labs", "33-mcp-lite", "corpus", "missing-export"), lang: "en", seed: 1, homework: false, onRun: (info) => (seen = info) });
+    expect(result.status).toBe("error");
+    expect(seen!.gradeDir.startsWith(`${tmpdir()}/`)).toBe(true);
+    expect(seen!.gradeDir.startsWith(ROOT)).toBe(false);
+    expect(existsSync(seen!.privateDir)).toBe(false);
+    expect(result.phases?.copyMs).toBeTypeOf("number");
+  });
+
+  it("uses the sandbox wherever the machine has one; off never; required refuses only where there is none", () => {
+    expect(chooseSandbox("off")).toEqual({ kind: "none" });
+    expect(chooseSandbox("required")).toEqual(support.kind === "none" ? { refused: support.why } : { kind: support.kind });
+    expect(chooseSandbox("auto")).toEqual({ kind: support.kind });
   });
 });
 
