@@ -15,6 +15,10 @@ import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts
 export const MAX_SUBMISSION_BYTES = 20 * 1024 * 1024;
 /** How long the import smoke test may take before it counts as hung, in ms. */
 export const IMPORT_HANG_MS = 4_000;
+/** Safety net behind the import check's own watchdog (which names the stuck line once the
+ *  process is up): the process start and tsx's loading come before its 4 s, and take seconds
+ *  on a loaded machine. */
+export const IMPORT_DEADLINE_MS = IMPORT_HANG_MS + 16_000;
 /** How long the type check may take, in ms. */
 export const TYPECHECK_DEADLINE_MS = 30_000;
 
@@ -178,10 +182,10 @@ export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
     hide: c.hide,
     gradeDir: c.gradeDir,
     scratch: c.scratch,
-    cpuSeconds: Math.ceil((IMPORT_HANG_MS + 4_000) / 1000) + 5,
+    cpuSeconds: Math.ceil(IMPORT_DEADLINE_MS / 1000) + 5,
   });
   payload.stdin.end();
-  const out = await boundedPayload(payload, IMPORT_HANG_MS + 4_000);
+  const out = await boundedPayload(payload, IMPORT_DEADLINE_MS);
   const report = await payload.report;
   const leftovers = report?.alive ?? [];
   if (report?.setupError) return { verdict: { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0] }) }, leftovers };
