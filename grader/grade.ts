@@ -5,7 +5,7 @@
 // alive into a GradeResult. Everything the run started is dead when this resolves.
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -299,7 +299,7 @@ function readableByAll(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) readableByAll(full);
-    else chmodSync(full, 0o644);
+    else chmodSync(full, (statSync(full).mode & 0o777) | 0o444 | (statSync(full).mode & 0o100 ? 0o111 : 0));
   }
 }
 
