@@ -1,10 +1,10 @@
 // @ts-check
 // First process (pid 1) of a grade's sandbox: `unshare --pid --fork --mount-proc --net --mount
-// [--user --map-root-user] --kill-child node ns-init.mjs`. It reads one JSON object on stdin
-// ({ config, input }), builds a private root from read-only bind mounts (the system folders,
-// the project tree with its hidden folders covered, the grade's folder) plus a size-capped
-// /tmp, then runs the payload in it with an unprivileged identity and resource limits,
-// writing `input` to the payload's stdin. Fd 3 is passed through to the payload (the result
+// [--user --map-root-user] --kill-child node ns-init.mjs`. It reads one line of JSON on stdin
+// ({ config }), builds a private root from read-only bind mounts (the system folders, the
+// project tree with its hidden folders covered, the grade's folder) plus a size-capped /tmp,
+// then runs the payload in it with an unprivileged identity and resource limits, passing the
+// rest of its stdin on to the payload's. Fd 3 is passed through to the payload (the result
 // channel); fd 4 is this process's own report to the outer grader, which the payload never
 // gets. When the payload exits it reports the processes still alive in the namespace (vitest's
 // own workers excepted, known by identity: direct children of the payload) and exits, and
