@@ -60,6 +60,32 @@ const catalog = {
   noOrphans: { zh: "{count} 个服务器进程，全部在 close() 后消失", en: "{count} server process(es), all gone after close()" },
   notRun: { zh: "未运行（评分提前结束）", en: "not run (grading stopped early)" },
   unknownTest: { zh: "未知测试", en: "unknown test" },
+  importsOutside: {
+    zh: "导入了提交目录之外的模块（只允许提交自己的文件和 node: 内置模块）：{where}",
+    en: "imports outside the submission (only the submission's own files and node: built-ins are allowed): {where}",
+  },
+  sandboxFailed: { zh: "评分沙箱无法建立：{why}", en: "the grading sandbox could not be set up: {why}" },
+  sandboxRequired: {
+    zh: "要求使用沙箱（--sandbox required），但本机不支持：{why}",
+    en: "a sandbox is required (--sandbox required) but this machine cannot provide one: {why}",
+  },
+  sandboxUnavailable: {
+    zh: "注意：本机无法建立评分沙箱（{why}），提交将不经隔离运行",
+    en: "note: no grading sandbox on this machine ({why}); submissions run without isolation",
+  },
+  channelTampered: {
+    zh: "测试结果通道被篡改（{why}），结果不可信",
+    en: "the result channel was tampered with ({why}); the results cannot be trusted",
+  },
+  memoryExhausted: {
+    zh: "内存耗尽：运行「{test}」时测试进程超出了内存上限",
+    en: "memory exhausted: the test process ran out of memory while running \"{test}\"",
+  },
+  workerCrashed: {
+    zh: "测试进程在运行「{test}」时崩溃",
+    en: "the test process crashed while running \"{test}\"",
+  },
+  importCheckTag: { zh: "导入检查时启动", en: "started during the import check" },
 } as const;
 
 export type GraderMessage = keyof typeof catalog;

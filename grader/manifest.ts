@@ -40,6 +40,8 @@ export interface LabManifest {
   /** The file every submission must have, relative to the submission folder, and its exports. */
   entry: string;
   requiredExports: string[];
+  /** Packages (node_modules names) a submission may import; none when absent. */
+  allowedPackages?: string[];
   /** Vitest config of the lab, relative to the lab folder; it reads LAB_SUBMISSION and LAB_TEST_FILES. */
   vitestConfig: string;
   /** Test files relative to the lab folder: the evidence tests and the rubric probes. */

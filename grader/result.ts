@@ -50,6 +50,9 @@ export interface GradeResult {
   submission: string;
   startedAt: string;
   durationMs: number;
+  /** When each phase of the grade ended, in ms since it started (copyMs, typecheckEndMs,
+   *  importCheckEndMs, testsEndMs, totalMs); the type check and the import check overlap the tests. */
+  phases?: Record<string, number>;
   checks: CheckResult[];
 }
 
