@@ -14,6 +14,7 @@ import { copySubmission, findOnly, importSmoke, typecheck } from "./preflight.ts
 import { commandLine, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { buildChecks, readJson, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./results.ts";
 import type { CheckResult, GradeResult } from "./result.ts";
+import { todoMarkers, todoProgress } from "./report/progress.ts";
 import { runVitest } from "./run-vitest.ts";
 import { gradeConfigSource } from "./vitest-overrides.ts";
 
@@ -207,6 +208,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       durationMs: Date.now() - started,
     };
     if (status === "error") result.message = built.error ?? graded.find((c) => c.status === "error")?.message ?? "";
+    if (manifest.todos) result.todos = todoProgress(manifest.todos, built.checks, lang, todoMarkers(submission));
     return result;
   } finally {
     if (!options.keep) {

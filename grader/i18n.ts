@@ -20,6 +20,7 @@ const catalog = {
   importWhere: { zh: "，卡在 {where}", en: "; it was stuck at {where}" },
   missingExport: { zh: "{file} 没有导出 {name}", en: "{file} does not export {name}" },
   notAClass: { zh: "{file} 导出的 {name} 不是类", en: "{file} exports {name}, but it is not a class" },
+  notAFunction: { zh: "{file} 导出的 {name} 不是函数", en: "{file} exports {name}, but it is not a function" },
   noTests: { zh: "没有运行任何测试（0 个），无法评分", en: "no test ran (0 tests); nothing to grade" },
   runDeadline: {
     zh: "评分超过总时限 {ms} ms 被终止{running}",

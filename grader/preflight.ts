@@ -162,7 +162,8 @@ export async function importSmoke(root: string, gradeDir: string, copy: string, 
     for (const name of manifest.requiredExports) {
       const kind = verdict.exports?.[name];
       if (kind === "missing") return { ok: false, message: t("missingExport", lang, { file, name }) };
-      if (kind !== "class") return { ok: false, message: t("notAClass", lang, { file, name }) };
+      const want = manifest.exportKinds?.[name] ?? "class";
+      if (kind !== want) return { ok: false, message: t(want === "class" ? "notAClass" : "notAFunction", lang, { file, name }) };
     }
     return { ok: true };
   }
