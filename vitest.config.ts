@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     projects: [
       "labs/33-mcp-lite/vitest.config.ts",
+      "labs/13-process-boundary/vitest.config.ts",
       {
         test: {
           name: "project",
