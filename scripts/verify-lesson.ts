@@ -158,13 +158,20 @@ function checkTodos(labDir: string, manifest: any): { status: Status; details: s
   return { status: "pass", details };
 }
 
+// LAB_HANG_MS, when set, becomes the grader's --hang-ms: a loaded CI machine can give a
+// correct client more time than the 2 s a learner's grade uses.
+function hangArgs(): string[] {
+  const ms = process.env.LAB_HANG_MS;
+  return ms && /^[1-9]\d*$/.test(ms) ? ["--hang-ms", ms] : [];
+}
+
 // Runs the grader in a child and reads its --json result.
 function grade(args: string[], lang: Lang, labId: string): Promise<{ exitCode: number | null; result: any; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), "lab33-verify-"));
   const json = join(dir, "result.json");
   const tsx = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
   return new Promise((done) => {
-    const child = spawn(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), "--lab", labId, ...args, "--json", json, "--lang", lang], {
+    const child = spawn(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), "--lab", labId, ...args, ...hangArgs(), "--json", json, "--lang", lang], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       detached: process.platform !== "win32",
