@@ -17,6 +17,7 @@ export class CappedOutput {
     return this.over;
   }
 
+  // #region lesson:capped-push
   // Adds one chunk; returns true when this chunk passed the limit (only the first time).
   push(chunk: Buffer): boolean {
     if (this.over) return false;
@@ -31,6 +32,7 @@ export class CappedOutput {
     this.bytes += chunk.length;
     return false;
   }
+  // #endregion lesson:capped-push
 
   // The kept bytes as text; a multi-byte character cut at the limit is dropped, not mangled.
   text(): string {

@@ -54,6 +54,7 @@ export async function runProcess(executable: string, options: RunOptions = {}): 
   if (o.signal?.aborted) throw new ProcessError("ABORTED", "aborted before the start; nothing was spawned");
   return new Promise<RunResult>((resolve, reject) => {
     const started = Date.now();
+    // #region lesson:spawn
     const child = spawn(executable, o.args, {
       cwd: o.cwd,
       env: { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...o.env },
@@ -63,6 +64,7 @@ export async function runProcess(executable: string, options: RunOptions = {}): 
       detached: !isWindows,
       windowsHide: true,
     });
+    // #endregion lesson:spawn
     const stdout = new CappedOutput(o.maxOutputBytes);
     const stderr = new CappedOutput(o.maxOutputBytes);
     let reason: ProcessErrorCode | undefined;
@@ -76,6 +78,7 @@ export async function runProcess(executable: string, options: RunOptions = {}): 
         // Already gone.
       }
     };
+    // #region lesson:stop-ladder
     // The first reason to stop wins; the ladder runs once.
     const stop = (why: ProcessErrorCode) => {
       reason ??= why;
@@ -83,6 +86,7 @@ export async function runProcess(executable: string, options: RunOptions = {}): 
       signalGroup("SIGTERM");
       killTimer = setTimeout(() => signalGroup("SIGKILL"), o.killGraceMs);
     };
+    // #endregion lesson:stop-ladder
     const timer = setTimeout(() => stop("TIMEOUT"), o.timeoutMs);
     const onAbort = () => stop("ABORTED");
     o.signal?.addEventListener("abort", onAbort, { once: true });
@@ -101,6 +105,7 @@ export async function runProcess(executable: string, options: RunOptions = {}): 
       release();
       reject(new ProcessError("SPAWN_FAILED", `cannot start ${executable}: ${error.code ?? error.message}`, { cause: error }));
     });
+    // #region lesson:on-exit
     // Wait for "exit", then for the group and the pipes: a grandchild that inherited stdout
     // could hold the pipe open forever, so the group is killed and the drain is bounded.
     child.once("exit", async (exitCode, signal) => {
@@ -116,6 +121,7 @@ export async function runProcess(executable: string, options: RunOptions = {}): 
       if (reason) reject(new ProcessError(reason, describe(reason, o), { run }));
       else resolve({ ...run, durationMs: Date.now() - started });
     });
+    // #endregion lesson:on-exit
   });
 }
 
