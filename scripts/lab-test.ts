@@ -41,6 +41,7 @@ const MESSAGES = {
     watching: "③ 监视模式：保存文件后自动重跑，按 q 退出 …",
     stopped: "运行超过 {limit} 秒被终止（同步死循环？永不返回的 close()？）。",
     stillRunning: "当时仍未结束的测试：{tests}",
+    filesRunning: "当时仍未结束的测试文件（卡在其中某个测试里，来不及报告是哪一个）：{files}",
     noneRunning: "（没有正在运行的测试：卡在测试文件加载阶段，检查模块顶层代码）",
     badLang: "--lang 只能是 zh 或 en",
     badLimit: "--limit-s 需要一个正整数",
@@ -59,6 +60,7 @@ const MESSAGES = {
     watching: "3. watch mode: tests rerun when you save a file; press q to quit …",
     stopped: "The run was stopped after {limit} s (an endless synchronous loop? a close() that never resolves?).",
     stillRunning: "Tests still running then: {tests}",
+    filesRunning: "Test files still running then (stuck inside one of their tests, too busy to say which): {files}",
     noneRunning: "(no test was running: it was stuck loading a test file; check your module's top-level code)",
     badLang: "--lang must be zh or en",
     badLimit: "--limit-s needs a positive integer",
@@ -155,24 +157,28 @@ function run(cmd: string, args: string[], { env = process.env, limitMs, stdio = 
   });
 }
 
-// Tests that started and never ended, from the progress reporter's lines.
-function stillRunning(progressFile: string): string[] {
-  if (!existsSync(progressFile)) return [];
-  const open = new Map<string, string>();
+// What never finished, from the progress reporter's lines: the tests that started and never
+// ended, else the test files that were queued and never ended.
+function stillRunning(progressFile: string): { tests: string[]; files: string[] } {
+  const tests = new Map<string, string>();
+  const files = new Map<string, string>();
+  if (!existsSync(progressFile)) return { tests: [], files: [] };
   for (const line of readFileSync(progressFile, "utf8").split("\n")) {
     if (!line.trim()) continue;
-    let p: { event: string; file: string; ancestors?: string[]; title: string };
+    let p: { event: string; file: string; ancestors?: string[]; title?: string };
     try {
       p = JSON.parse(line);
     } catch {
       continue;
     }
-    const name = [...(p.ancestors ?? []), p.title].join(" > ");
+    const name = [...(p.ancestors ?? []), p.title ?? ""].join(" > ");
     const key = `${p.file}\0${name}`;
-    if (p.event === "start") open.set(key, `${name} (${relative(root, p.file)})`);
-    else if (p.event === "end") open.delete(key);
+    if (p.event === "start") tests.set(key, `${name} (${relative(root, p.file)})`);
+    else if (p.event === "end") tests.delete(key);
+    else if (p.event === "file-start") files.set(p.file, relative(root, p.file));
+    else if (p.event === "file-end") files.delete(p.file);
   }
-  return [...open.values()];
+  return { tests: [...tests.values()], files: [...files.values()] };
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
@@ -244,7 +250,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       return outcome.code ?? 1;
     }
     console.log(say(lang, "running", { limit: options.limitS }));
-    const progress = join(root, "grader", "child", "progress-reporter.ts");
+    const progress = join(root, "scripts", "lab-progress-reporter.ts");
     const outcome = await run(process.execPath, [vitest, "run", "--config", config, ...reporters, `--reporter=${progress}`, ...options.rest], {
       env,
       limitMs: options.limitS * 1000,
@@ -253,7 +259,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     if (outcome.timedOut) {
       console.error(`\n${say(lang, "stopped", { limit: options.limitS })}`);
       const open = stillRunning(progressFile);
-      console.error(open.length > 0 ? say(lang, "stillRunning", { tests: open.join("; ") }) : say(lang, "noneRunning"));
+      if (open.tests.length > 0) console.error(say(lang, "stillRunning", { tests: open.tests.join("; ") }));
+      else if (open.files.length > 0) console.error(say(lang, "filesRunning", { files: open.files.join("; ") }));
+      else console.error(say(lang, "noneRunning"));
       return 1;
     }
     return outcome.code ?? 1;
