@@ -34,6 +34,7 @@ const MESSAGES = {
     typecheck: "① 类型检查 {entry} …",
     typeFailed: "类型检查没有通过：先修好上面的编译错误（文件:行:列），再运行测试。",
     typeOk: "   通过",
+    outside: "这个目录在练习册（{root}）之外，那里的 .ts 文件不会被当作 ES 模块：请把你的副本放在练习册里面（例如 scratch/ 下）再运行。",
     importing: "② 导入检查 …",
     importFailed: "导入检查没有通过：{message}",
     importOk: "   通过（{exports}）",
@@ -53,6 +54,7 @@ const MESSAGES = {
     typecheck: "1. type check of {entry} …",
     typeFailed: "The type check failed: fix the compiler errors above (file:line:column) before running the tests.",
     typeOk: "   ok",
+    outside: "This folder is outside the workbook ({root}), where .ts files are not ES modules: put your copy inside the workbook (under scratch/, say) and run again.",
     importing: "2. import check …",
     importFailed: "The import check failed: {message}",
     importOk: "   ok ({exports})",
@@ -220,6 +222,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       const tsc = await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", tsconfig, "--pretty", String(process.stdout.isTTY === true)], { limitMs: 120_000 });
       if (tsc.code !== 0) {
         console.error(say(lang, "typeFailed"));
+        // Outside the workbook no package.json says "type": "module", so the compiler reads the
+        // files as CommonJS and rejects every import: say so instead of leaving 100 errors.
+        if (relative(root, dir).startsWith("..")) console.error(say(lang, "outside", { root }));
         return 2;
       }
       console.log(say(lang, "typeOk"));

@@ -4,6 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "../../scripts/lab-test.ts";
@@ -72,6 +73,18 @@ describe("lab:starter", () => {
       expect(output).toContain("1. type check of");
     } finally {
       copy.cleanup();
+    }
+  });
+
+  it("says why a copy outside the workbook does not type-check", { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lab33-outside-"));
+    try {
+      cpSync(STARTER, dir, { recursive: true });
+      const { code, output } = await labTest([dir, "--lang", "en"]);
+      expect(code).toBe(2);
+      expect(output).toContain("outside the workbook");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
