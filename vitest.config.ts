@@ -8,6 +8,7 @@ export default defineConfig({
     projects: [
       "labs/33-mcp-lite/vitest.config.ts",
       "packages/extensions/vitest.config.ts",
+      "labs/13-process-boundary/vitest.config.ts",
       {
         test: {
           name: "project",

@@ -81,6 +81,8 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // --lang wins; otherwise LAB_LANG=en (the same switch the lab's tests read) picks English.
+  values.lang ??= process.env.LAB_LANG === "en" ? "en" : undefined;
   const lang = values.lang === undefined || values.lang === "zh" ? "zh" : values.lang === "en" ? "en" : undefined;
   if (!lang) throw new UsageError(`--lang must be zh or en, got ${values.lang}`);
   const format = values.format as Format;

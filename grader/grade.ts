@@ -15,6 +15,7 @@ import { copySubmission, findOnly, importSmoke, readViolations, typecheck, viola
 import { commandLine, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { buildChecks, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./results.ts";
 import type { CheckResult, GradeResult } from "./result.ts";
+import { todoMarkers, todoProgress } from "./report/progress.ts";
 import { runVitest } from "./run-vitest.ts";
 import { SANDBOX_UID, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
 
@@ -246,6 +247,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       phases: { ...phases, totalMs: Date.now() - started },
     };
     if (status === "error") result.message = built.error ?? graded.find((c) => c.status === "error")?.message ?? "";
+    if (manifest.todos) result.todos = todoProgress(manifest.todos, built.checks, lang, todoMarkers(submission));
     return result;
   } finally {
     if (!options.keep) rmSync(privateDir, { recursive: true, force: true });

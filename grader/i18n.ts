@@ -20,6 +20,7 @@ const catalog = {
   importWhere: { zh: "，卡在 {where}", en: "; it was stuck at {where}" },
   missingExport: { zh: "{file} 没有导出 {name}", en: "{file} does not export {name}" },
   notAClass: { zh: "{file} 导出的 {name} 不是类", en: "{file} exports {name}, but it is not a class" },
+  notAFunction: { zh: "{file} 导出的 {name} 不是函数", en: "{file} exports {name}, but it is not a function" },
   noTests: { zh: "没有运行任何测试（0 个），无法评分", en: "no test ran (0 tests); nothing to grade" },
   runDeadline: {
     zh: "评分超过总时限 {ms} ms 被终止{running}",
@@ -45,8 +46,8 @@ const catalog = {
   failedTests: { zh: "{failed}/{total} 个测试失败", en: "{failed} of {total} tests failed" },
   allPassed: { zh: "{total} 个测试全部通过", en: "all {total} tests passed" },
   orphanAfterClose: {
-    zh: "「{test}」：close() 之后进程 {pids} 仍然存活（已由评分器 SIGKILL）",
-    en: "\"{test}\": process(es) {pids} still alive after close() (SIGKILLed by the grader)",
+    zh: "「{test}」：测试收尾时（close() 或运行结束之后）进程 {pids} 仍然存活（已由评分器 SIGKILL）",
+    en: "\"{test}\": process(es) {pids} still alive when the test wrapped up (after close() or the end of the run; SIGKILLed by the grader)",
   },
   strayProcess: {
     zh: "「{test}」：提交自己启动的进程 {pid}（{command}）在测试结束后仍然存活（已 SIGKILL）",

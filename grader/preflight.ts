@@ -277,7 +277,8 @@ function smokeVerdict(out: PayloadOutcome, c: SmokeContext): Preflight {
     for (const name of manifest.requiredExports) {
       const kind = verdict.exports?.[name];
       if (kind === "missing") return { ok: false, message: t("missingExport", lang, { file, name }) };
-      if (kind !== "class") return { ok: false, message: t("notAClass", lang, { file, name }) };
+      const want = manifest.exportKinds?.[name] ?? "class";
+      if (kind !== want) return { ok: false, message: t(want === "class" ? "notAClass" : "notAFunction", lang, { file, name }) };
     }
     return { ok: true };
   }
