@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { t } from "./i18n.ts";
 import type { CheckStatus, LabManifest, Lang } from "./manifest.ts";
-import { copySubmission, findOnly, importSmoke, readViolations, typecheck, violationMessage } from "./preflight.ts";
+import { copySubmission, findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
 import { commandLine, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { buildChecks, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./results.ts";
 import type { CheckResult, GradeResult } from "./result.ts";
@@ -251,6 +251,32 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     return result;
   } finally {
     if (!options.keep) rmSync(privateDir, { recursive: true, force: true });
+  }
+}
+
+// The grader's import check alone, for the learner's loop and tests: copies `submission`
+// into a private temp folder, imports its entry in the sandbox (where there is one) under
+// the same resolution confinement as a grade, and removes everything again.
+export async function importCheck(submission: string, manifest: LabManifest, lang: Lang, mode: SandboxMode = "auto"): Promise<Preflight> {
+  const chosen = chooseSandbox(mode);
+  if ("refused" in chosen) return { ok: false, message: t("sandboxRequired", lang, { why: chosen.refused }) };
+  const sandbox = chosen.kind;
+  const privateDir = mkdtempSync(join(tmpdir(), "lab-import-"));
+  try {
+    const gradeDir = join(privateDir, "g");
+    mkdirSync(gradeDir, { mode: 0o755 });
+    chmodSync(gradeDir, 0o755);
+    writeFileSync(join(gradeDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`);
+    const copy = join(gradeDir, "submission");
+    copySubmission(resolve(submission), copy);
+    readableByAll(copy);
+    const scratch = makeScratch(join(gradeDir, "import"), sandbox);
+    const hide = await hiddenPaths();
+    const confine = JSON.stringify({ copy, allow: manifest.allowedPackages ?? [], root: ROOT, hide });
+    const outcome = await importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide, gradeDir, scratch, confine });
+    return outcome.verdict;
+  } finally {
+    rmSync(privateDir, { recursive: true, force: true });
   }
 }
 

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { LabManifest } from "../grader/manifest.ts";
-import { importSmoke } from "../grader/preflight.ts";
+import { importCheck } from "../grader/grade.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -231,7 +231,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     }
 
     console.log(say(lang, "importing"));
-    const verdict = await importSmoke(root, temp, dir, manifest, lang);
+    const verdict = await importCheck(dir, manifest, lang);
     if (!verdict.ok) {
       console.error(say(lang, "importFailed", { message: verdict.message }));
       return 2;

@@ -6,8 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../grader/cli-main.ts";
-import { loadManifest, ROOT } from "../../grader/grade.ts";
-import { importSmoke } from "../../grader/preflight.ts";
+import { importCheck, loadManifest, ROOT } from "../../grader/grade.ts";
 import type { GradeResult } from "../../grader/result.ts";
 
 const temps: string[] = [];
@@ -25,12 +24,12 @@ describe("a second lab", () => {
   it("is imported with its required exports of the kinds its manifest names", { timeout: 60_000 }, async () => {
     const { manifest, labDir } = await loadManifest("13-process-boundary");
     expect(manifest.exportKinds).toEqual({ runProcess: "function", ProcessError: "class" });
-    const ok = await importSmoke(ROOT, tempDir(), join(labDir, "solution"), manifest, "en");
+    const ok = await importCheck(join(labDir, "solution"), manifest, "en");
     expect(ok).toEqual({ ok: true });
     const wrong = tempDir();
     mkdirSync(join(wrong, "src"));
     writeFileSync(join(wrong, "src", "run-process.ts"), "export class runProcess {}\nexport class ProcessError extends Error {}\n");
-    const verdict = await importSmoke(ROOT, tempDir(), wrong, manifest, "en");
+    const verdict = await importCheck(wrong, manifest, "en");
     expect(verdict).toEqual({ ok: false, message: "src/run-process.ts exports runProcess, but it is not a function" });
   });
 
