@@ -4,7 +4,7 @@
 
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { check, expectCleanShutdown, expectCode, harness, rejection, waitFor, within } from "../tests/support.ts";
+import { check, expectCleanShutdown, expectCode, harness, initialize, rejection, waitFor, within } from "../tests/support.ts";
 import { hw } from "./messages.ts";
 
 const MAX = 1024;
@@ -12,7 +12,7 @@ const MAX = 1024;
 describe("homework/bounded-stderr", () => {
   it("keeps a UTF-8 safe tail of at most maxStderrBytes, marks it truncated, and attaches it to MCP_PROCESS_EXIT", async () => {
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000, maxStderrBytes: MAX }));
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     // 200 KB of Chinese text (3 bytes a character), so a byte cut lands inside a character.
     const marker = "尾部标记：最后一行\n";
     await within(h.client.callTool("stderr", { text: "错误日志".repeat(17_000) + marker }), "callTool(stderr)");

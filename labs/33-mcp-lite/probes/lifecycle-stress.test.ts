@@ -3,14 +3,14 @@
 // pending, no timer and no listener. The first half is lifecycle.test.ts.
 
 import { describe, it } from "vitest";
-import { check, rejection, within } from "../tests/support.ts";
+import { check, initialize, rejection, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { escapedErrors, expectClean, pause, SEED, seededRandom, start } from "./support.ts";
 
 describe("rubric/lifecycle", () => {
   it("settles a call exactly once when its timeout and its abort fire together, in either order", async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     const escaped = escapedErrors();
     try {
       // Timers of one duration fire in the order they were made: first the client's own
@@ -37,7 +37,7 @@ describe("rubric/lifecycle", () => {
 
   it("answers 100 calls with seeded random delays each to its caller, and leaves nothing behind", async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     const random = seededRandom(SEED);
     const shared = new AbortController(); // one long-lived signal: every call must remove its listener
     const calls = Array.from({ length: 100 }, (_, i) =>

@@ -1,13 +1,13 @@
 // Evidence test: evidence/happy-path (see common.ts for how all six are built).
 
 import { describe, expect, it } from "vitest";
-import { expectCleanShutdown, received, within } from "../support.ts";
+import { expectCleanShutdown, initialize, received, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
 describe("evidence/happy-path", () => {
   it("initializes, lists the echo tool, calls it, and close() leaves no process", async () => {
     const h = start();
-    const init = await within(h.client.initialize(), "initialize()");
+    const init = await initialize(h);
     expect(init).toMatchObject({ protocolVersion: expect.any(String), serverInfo: { name: "lab33-fixture" } });
     expect(h.client.initialized).toBe(true);
 
