@@ -4,8 +4,10 @@
 // a file of its own so the two halves run in parallel workers.
 
 import { describe, it } from "vitest";
-import { abortListeners, check, expectCode, HANG_MS, initialize, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
+import { msg } from "../tests/messages.ts";
+import { abortListeners, check, expectCode, HANG_MS, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
+import { processesStarted, resetSpawnCalls } from "./spawn-recorder.ts";
 import { expectClean, expectNoClientTimers, start } from "./support.ts";
 
 describe("rubric/lifecycle", () => {
@@ -24,7 +26,12 @@ describe("rubric/lifecycle", () => {
     expectClean(h, "MCP_ABORTED", [s1.signal, s2.signal]);
 
     const s3 = new AbortController();
-    expectCode(await rejection(h.client.callTool("fail", {}, { signal: s3.signal }), "callTool(fail)"), "MCP_ERROR", "callTool(fail)");
+    // Settling (never hanging) is this probe's business; rejecting with MCP_ERROR is TODO(remote-error)'s.
+    const failed = await settleWithin(h.client.callTool("fail", {}, { signal: s3.signal }), "callTool(fail)");
+    await needs("remote-error", async () => {
+      if (failed.status === "fulfilled") throw new Error(msg("shouldReject", { label: "callTool(fail)", value: failed.value }));
+      expectCode(failed.reason, "MCP_ERROR", "callTool(fail)");
+    });
     expectClean(h, "MCP_ERROR", [s1.signal, s2.signal, s3.signal]);
   });
 
@@ -67,8 +74,16 @@ describe("rubric/lifecycle", () => {
   it("leaves nothing pending, no timer and no abort listener after a write fails", async () => {
     // The server closes its stdin as it answers initialize: every later write fails (EPIPE).
     // Which code the call rejects with is the client's choice; that it ends, cleanly, is not.
+    resetSpawnCalls();
     const h = start({ scenarios: ["stdin-close"] });
     await initialize(h);
+    // The server can close the client's pipe only if nothing else holds it: a shell between
+    // the two keeps it open and no write ever fails.
+    await needs("process", async () => {
+      const script = h.command.args[0]!;
+      const server = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
+      check(server.every((p) => p.command === h.command.executable), pmsg("shellBetween", { what: server.map((p) => [p.command, ...p.args].join(" ")).join(" | ") }));
+    });
     const signal = new AbortController();
     const outcome = await settleWithin(h.client.callTool("echo", { value: "into a closed pipe" }, { signal: signal.signal }), "callTool(echo) to a server that stopped reading");
     check(outcome.status === "rejected", pmsg("writeFailureResolved", { actual: outcome.status === "fulfilled" ? outcome.value : undefined }));

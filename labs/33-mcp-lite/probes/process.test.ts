@@ -25,7 +25,9 @@ describe("rubric/process", () => {
     check(shelled.length === 0, pmsg("shellUsed", { call: shelled[0] }));
     // What actually ran, whatever the options said: the program and argv handed to the OS.
     // A shell shows up here as /bin/sh -c …, even when it execs the server right away.
-    const started = processesStarted();
+    // Only what starts the server counts here (helpers of its own are probe/orphans' business).
+    const script = command.args[0]!;
+    const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
     const direct = started.length > 0 && started.every((p) => p.command === command.executable && JSON.stringify(p.args) === JSON.stringify(command.args));
     check(direct, pmsg("shellBetween", { what: started.map((p) => [p.command, ...p.args].join(" ")).join(" | ") || "nothing" }));
     const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as { content?: unknown; argv?: string[]; ppid?: number; parent?: { exe?: string; argv?: string[] } };

@@ -6,7 +6,7 @@
 // is refused with MCP_INVALID_ARGUMENT before anything is written.
 
 import { describe, it } from "vitest";
-import { check, HANG_MS, initialize, received, settleWithin, waitFor } from "../tests/support.ts";
+import { check, HANG_MS, initialize, needs, received, settleWithin, waitFor } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { alivePids, escapedErrors, start } from "./support.ts";
 
@@ -36,7 +36,10 @@ describe("rubric/handshake", () => {
         // "never" is held by the server (or, where the first call is the one that breaks
         // the protocol, is that call); the echo answer is the broken one otherwise.
         const calls = [h.client.callTool("never", {}), h.client.callTool("echo", { value: "trigger" })];
-        const outcomes = await Promise.all(calls.map((call, i) => settleWithin(call, `pending call #${i + 1}`)));
+        // The half-line server dies: a client that never rejects on exit hangs here, and
+        // that is TODO(exit)'s to fix, not the framing's.
+        const settle = () => Promise.all(calls.map((call, i) => settleWithin(call, `pending call #${i + 1}`)));
+        const outcomes = also === "MCP_PROCESS_EXIT" ? await needs("exit", settle) : await settle();
         outcomes.forEach((outcome, i) => {
           const label = `pending call #${i + 1}`;
           const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));

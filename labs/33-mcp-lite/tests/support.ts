@@ -24,33 +24,54 @@ export class HungError extends Error {
   }
 }
 
+// The hang detectors' clock. It advances in polls of POLL_MS and counts at most
+// MAX_STEP_MS per poll: when this process is starved of CPU (a loaded machine), a poll that
+// comes late adds little, so the detector measures time the client had to run, not wall
+// time in which nothing could run. On an idle machine it is the wall clock.
+const POLL_MS = 10;
+const MAX_STEP_MS = 50;
+
+class HangClock {
+  elapsed = 0;
+  private last = Date.now();
+  /** Adds the time since the last call (capped) when `counting`, and returns the total. */
+  advance(counting = true): number {
+    const now = Date.now();
+    const step = Math.min(now - this.last, MAX_STEP_MS);
+    this.last = now;
+    if (counting) this.elapsed += Math.max(step, 0);
+    return this.elapsed;
+  }
+}
+
+const poll = () => new Promise((resolve) => realSetTimeout(resolve, POLL_MS));
+
 // Waits for a promise to settle, and fails the test with "hung: …" instead of hanging
 // when it does not. The deadline only bites on broken clients: every wait in the
 // evidence tests is for an answer the fixture already sent or a deadline the client set.
 export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<Settled<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = realSetTimeout(() => reject(new HungError(label, ms)), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        (value) => ({ status: "fulfilled" as const, value }),
-        (reason) => ({ status: "rejected" as const, reason }),
-      ),
-      hung,
-    ]);
-  } finally {
-    realClearTimeout(timer);
-  }
+  let outcome: Settled<T> | undefined;
+  const settled = promise.then(
+    (value) => (outcome = { status: "fulfilled", value }),
+    (reason) => (outcome = { status: "rejected", reason }),
+  );
+  const clock = new HangClock();
+  const hung = (async () => {
+    while (outcome === undefined) {
+      await poll();
+      if (outcome === undefined && clock.advance() > ms) throw new HungError(label, ms);
+    }
+  })();
+  await Promise.race([settled, hung]);
+  return outcome!;
 }
 
 // Waits for a promise whose progress depends on a server starting and answering the
 // handshake (initialize(), or several at once), with a hang detector that counts only the
-// client's own time: while the worker has started a process that has not yet recorded its pid
-// (node starting up), or the server has read initialize and not yet answered it, the clock
-// stands still. On a loaded machine the fixture may take seconds to start; that is no
-// reason to call the client hung. The server's turns are bounded by SERVER_TURN_MS.
+// client's own turns: before it starts a process, and after the server answered initialize.
+// From the spawn to the answer the server is the one working (node starting up, reading,
+// answering); on a loaded machine that can take seconds and is no reason to call the
+// client hung. The server's turn is bounded by SERVER_TURN_MS.
 export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] }, promise: Promise<T>, label: string, ms = HANG_MS): Promise<T> {
   let outcome: Settled<T> | undefined;
   promise.then(
@@ -58,21 +79,15 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
     (reason) => (outcome = { status: "rejected", reason }),
   );
   const startedBefore = startedCount();
-  const pidsBefore = h.pids().length;
-  let clientMs = 0;
-  let serverMs = 0;
-  let last = Date.now();
+  const answersBefore = initializeAnswers(h.log());
+  const client = new HangClock();
+  const server = new HangClock();
   while (outcome === undefined) {
-    await new Promise((resolve) => realSetTimeout(resolve, 10));
+    await poll();
     if (outcome !== undefined) break;
-    const now = Date.now();
-    const step = now - last;
-    last = now;
-    const starting = startedCount() > startedBefore && h.pids().length <= pidsBefore;
-    if (starting || serverAnswering(h.log())) serverMs += step;
-    else clientMs += step;
-    if (clientMs > ms) throw new HungError(label, ms);
-    if (serverMs > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS);
+    const serverTurn = startedCount() > startedBefore && initializeAnswers(h.log()) <= answersBefore;
+    if (client.advance(!serverTurn) > ms) throw new HungError(label, ms);
+    if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS);
   }
   if (outcome.status === "rejected") throw outcome.reason;
   return outcome.value;
@@ -81,14 +96,18 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
 /** Longest time a server's start-up or handshake answer may take before a wait gives up (ms). */
 export const SERVER_TURN_MS = 10_000;
 
-// True while the server has read an initialize request it has not answered yet.
-function serverAnswering(log: LogEntry[]): boolean {
+// How many initialize requests the fixture servers have answered so far.
+function initializeAnswers(log: LogEntry[]): number {
   const asked = new Set<unknown>();
+  let answered = 0;
   for (const entry of log) {
     if (entry.dir === "in" && entry.msg?.method === "initialize" && entry.msg.id !== undefined) asked.add(entry.msg.id);
-    else if (entry.dir === "out" && entry.msg && asked.has(entry.msg.id)) asked.delete(entry.msg.id);
+    else if (entry.dir === "out" && entry.msg && asked.has(entry.msg.id)) {
+      asked.delete(entry.msg.id);
+      answered += 1;
+    }
   }
-  return asked.size > 0;
+  return answered;
 }
 
 /** Calls initialize(), expecting it to reject; waits with startupWithin. */
@@ -125,10 +144,10 @@ export async function rejection(promise: Promise<unknown>, label: string, ms = H
 // Polls a condition about the fixture's log (which the server writes before acting),
 // for orderings that depend on what the server has received.
 export async function waitFor(condition: () => boolean, label: string, ms = HANG_MS): Promise<void> {
-  const deadline = Date.now() + ms;
+  const clock = new HangClock();
   while (!condition()) {
-    if (Date.now() > deadline) throw new HungError(label, ms);
-    await new Promise((resolve) => realSetTimeout(resolve, 5));
+    if (clock.advance() > ms) throw new HungError(label, ms);
+    await poll();
   }
 }
 
@@ -148,7 +167,6 @@ export function sent(log: LogEntry[]): any[] {
 // made it (the global setTimeout, `import { setTimeout } from "node:timers"`,
 // node:timers/promises, AbortSignal.timeout), so no way of creating one sidesteps the count.
 const realSetTimeout: typeof setTimeout = globalThis.setTimeout;
-const realClearTimeout: typeof clearTimeout = globalThis.clearTimeout;
 const TRACKER = Symbol.for("lab33.leakTracker");
 
 interface TrackedTimer {
@@ -340,6 +358,9 @@ export async function expectCleanShutdown(h: Harness<ClientLike>, when: string):
   }
   if (problems.length > 0) throw new Error(problems.join("\n"));
 }
+
+/** The starter's name for the id → pending-request map TODO. */
+export const PENDING_MAP_TODO = "实现 MCP pending request map";
 
 // Runs a step of a test that leans on another part of the client than the one the test
 // grades (a probe of id matching that needs a timeout to fire, say). When the step fails,
