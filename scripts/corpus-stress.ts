@@ -8,7 +8,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listCorpus, materialize } from "../grader/corpus.ts";
@@ -55,6 +55,7 @@ function usage(text: string): never {
 
 const flags = parseFlags(process.argv.slice(2));
 const PINNED_ENV = "LAB_STRESS_PINNED";
+const BURNERS_ENV = "LAB_STRESS_BURNERS";
 
 // The parent keeps the cores busy and runs the grading part pinned to core 0; the pinned
 // child (same script, env marked) does the grading.
@@ -63,7 +64,7 @@ if (flags.pin && process.env[PINNED_ENV] !== "1" && process.platform === "linux"
   const self = fileURLToPath(import.meta.url);
   const child = spawn("taskset", ["-c", "0", process.execPath, ...process.execArgv, self, ...process.argv.slice(2)], {
     stdio: "inherit",
-    env: { ...process.env, [PINNED_ENV]: "1" },
+    env: { ...process.env, [PINNED_ENV]: "1", [BURNERS_ENV]: String(burners.length) },
   });
   const stop = () => child.kill("SIGTERM");
   process.on("SIGINT", stop).on("SIGTERM", stop);
@@ -108,7 +109,8 @@ async function run(f: Flags): Promise<number> {
       ...listCorpus(labDir).map((e) => ({ name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true })),
     ].filter((e) => f.only.length === 0 || f.only.includes(e.name));
     const pinned = process.env[PINNED_ENV] === "1" ? "pinned to core 0" : "not pinned";
-    console.log(`corpus:stress: ${entries.length} submissions x ${f.rounds} rounds, ${f.workers} at a time, ${f.burners} burner(s) on ${availableParallelism()} core(s), grades ${pinned}`);
+    const burning = process.env[BURNERS_ENV] ?? String(f.burners);
+    console.log(`corpus:stress: ${entries.length} submissions x ${f.rounds} rounds, ${f.workers} at a time, ${burning} burner(s) on ${cpus().length} core(s), grades ${pinned}`);
     const verdicts = new Map<string, Verdict[]>(entries.map((e) => [e.name, []]));
     const started = Date.now();
     for (let round = 1; round <= f.rounds; round++) {
