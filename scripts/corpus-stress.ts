@@ -94,6 +94,8 @@ function stopBurners(burners: ChildProcess[]): void {
 
 interface Verdict {
   status: string;
+  /** The grade's message when it could not grade (status error). */
+  message?: string;
   score: number;
   maxScore: number;
   checks: Record<string, string>;
@@ -120,7 +122,9 @@ async function run(f: Flags): Promise<number> {
           const t0 = Date.now();
           const r = await grade({ submission: e.dir, seed: 3, lang: "en", homework: e.homework });
           const checks = Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
-          verdicts.get(e.name)!.push({ status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 });
+          const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
+          if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
+          verdicts.get(e.name)!.push(verdict);
         }
       };
       await Promise.all(Array.from({ length: f.workers }, worker));
@@ -131,7 +135,10 @@ async function run(f: Flags): Promise<number> {
     for (const [name, rounds] of verdicts) {
       const ids = new Set(rounds.flatMap((r) => Object.keys(r.checks)));
       const differ = (get: (v: Verdict) => unknown) => new Set(rounds.map((r) => JSON.stringify(get(r)))).size > 1;
-      if (differ((v) => v.status)) flips.push(`${name}: status ${rounds.map((r) => r.status).join(" / ")}`);
+      if (differ((v) => v.status)) {
+        const why = rounds.find((r) => r.status === "error" && r.message)?.message;
+        flips.push(`${name}: status ${rounds.map((r) => r.status).join(" / ")}${why ? ` (error: ${why})` : ""}`);
+      }
       if (differ((v) => v.score)) flips.push(`${name}: score ${rounds.map((r) => r.score).join(" / ")}`);
       for (const id of ids) if (differ((v) => v.checks[id])) flips.push(`${name}: ${id} ${rounds.map((r) => r.checks[id] ?? "-").join(" / ")}`);
     }
