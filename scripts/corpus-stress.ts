@@ -54,6 +54,15 @@ function usage(text: string): never {
 }
 
 const flags = parseFlags(process.argv.slice(2));
+
+// A temp dir of its own for every grade of the run (os.tmpdir() follows TMPDIR), so nothing
+// else on the machine that tidies the shared temp dir can pull folders from under a grade.
+if (process.env.LAB_STRESS_TMPDIR === undefined) {
+  const own = mkdtempSync(join(tmpdir(), "lab33-stress-tmp-"));
+  process.env.LAB_STRESS_TMPDIR = own;
+  process.env.TMPDIR = own;
+  process.on("exit", () => rmSync(own, { recursive: true, force: true }));
+}
 const PINNED_ENV = "LAB_STRESS_PINNED";
 const BURNERS_ENV = "LAB_STRESS_BURNERS";
 
