@@ -116,9 +116,9 @@ describe("grade CLI", () => {
     cpSync(join(corpus, "missing-export"), join(batch, "bob"), { recursive: true });
     const run = await cli(["--batch", batch, "--workers", "2", "--lang", "en", "--seed", "4"]);
     expect(run.status).toBe(2); // both could not be graded
-    const csv = readFileSync(join(batch, "gradebook.csv"), "utf8").trim().split("\n");
-    expect(csv[0]).toMatch(/^submission,status,score,maxScore,bonus,seed,durationMs,evidence\/happy-path,/);
-    expect(csv.slice(1).map((line) => line.split(",").slice(0, 2).join(","))).toEqual(["alice,error", "bob,error"]);
+    const csv = readFileSync(join(batch, "gradebook.csv"), "utf8").trim().split("\r\n");
+    expect(csv[0]).toMatch(/^student,submission,status,total,max,bonus,bonusMax,evidence\/happy-path,/);
+    expect(csv.slice(1).map((line) => line.split(",").slice(1, 3).join(","))).toEqual(["alice,error", "bob,error"]);
     const book = JSON.parse(readFileSync(join(batch, "gradebook.json"), "utf8"));
     expect(book.submissions.map((s: { name: string; seed: number }) => [s.name, s.seed])).toEqual([["alice", 4], ["bob", 4]]);
   });
