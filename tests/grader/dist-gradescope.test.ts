@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGradescope } from "../../scripts/dist.ts";
-import { ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS } from "./dist-support.ts";
+import { ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, unprivilegedUser } from "./dist-support.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab33-gradescope-"));
 chmodSync(work, 0o755); // the unprivileged grading user must reach the fake /autograder
 const autograder = join(work, "autograder");
 const zip = join(work, "autograder.zip");
 /** Runs the student's code as `nobody` when the test runs as root (as CI does), like Gradescope's lab33 user. */
-const gradeUser = process.getuid?.() === 0 ? "nobody" : "";
+const gradeUser = unprivilegedUser();
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 beforeAll(() => {

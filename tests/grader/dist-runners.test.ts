@@ -12,14 +12,14 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, studentRepo } from "./dist-support.ts";
+import { ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, studentRepo, unprivilegedUser } from "./dist-support.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab33-runners-"));
 chmodSync(work, 0o755);
 const temp = join(work, "tmp");
 mkdirSync(temp);
 chmodSync(temp, 0o1777);
-const gradeUser = process.getuid?.() === 0 ? "nobody" : "";
+const gradeUser = unprivilegedUser();
 let repo: { dir: string; cleanup: () => void };
 beforeAll(() => {
   repo = studentRepo("link");

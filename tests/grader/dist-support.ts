@@ -28,6 +28,17 @@ export function studentRepo(packages: "npm-ci" | "link"): { dir: string; cleanup
   return { dir, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
 }
 
+// The user the platform tests run the student's code as: `nobody` when the tests run as root
+// (as CI does) and `nobody` can read the workbook's packages, else the current user (the
+// privilege drop is then not exercised; a clone under a private home folder is the usual cause).
+export function unprivilegedUser(): string {
+  if (process.getuid?.() !== 0) return "";
+  const probe = spawnSync("runuser", ["-u", "nobody", "--", "test", "-r", join(ROOT, "node_modules", "tsx", "dist", "cli.mjs")]);
+  if (probe.status === 0) return "nobody";
+  process.stderr.write("dist tests: nobody cannot read the workbook's node_modules; grading as root\n");
+  return "";
+}
+
 export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd, encoding: "utf8", timeout: STEP_TIMEOUT_MS, env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
