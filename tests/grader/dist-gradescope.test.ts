@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGradescope } from "../../scripts/dist.ts";
-import { ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, unprivilegedUser } from "./dist-support.ts";
+import { LOADED_HANG_MS, ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, unprivilegedUser } from "./dist-support.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab33-gradescope-"));
 chmodSync(work, 0o755); // the unprivileged grading user must reach the fake /autograder
@@ -40,7 +40,7 @@ function gradeUpload(layout: (submission: string) => void): { exit: number | nul
   const temp = join(work, "tmp");
   mkdirSync(temp, { recursive: true });
   chmodSync(temp, 0o1777);
-  const done = run("bash", [join(autograder, "source", "run_autograder")], autograder, { LAB_AUTOGRADER_ROOT: autograder, LAB_GRADE_USER: gradeUser, LAB_LANG: "en", TMPDIR: temp });
+  const done = run("bash", [join(autograder, "source", "run_autograder")], autograder, { LAB_AUTOGRADER_ROOT: autograder, LAB_GRADE_USER: gradeUser, LAB_LANG: "en", TMPDIR: temp, LAB_HANG_MS: LOADED_HANG_MS });
   // run_autograder's own work folder is gone afterwards.
   expect(readdirSync(temp).filter((name) => name.startsWith("lab33-gradescope-"))).toEqual([]);
   const file = join(autograder, "results", "results.json");

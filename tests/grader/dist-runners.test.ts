@@ -12,7 +12,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, studentRepo, unprivilegedUser } from "./dist-support.ts";
+import { LOADED_HANG_MS, ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, studentRepo, unprivilegedUser } from "./dist-support.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab33-runners-"));
 chmodSync(work, 0o755);
@@ -63,7 +63,7 @@ function exercise(name: string, fill: (dir: string) => void): string {
 function runExercism(input: string, output: string) {
   // The 20 s budget is a benchmark matter (docs/instructor-guide.md); on this shared test
   // machine the deadline is relaxed so that load never turns a check into an error.
-  return run("bash", [join(repo.dir, "grader/platforms/exercism/run.sh"), "mcp-lite", input, `${output}/`], work, { TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000" });
+  return run("bash", [join(repo.dir, "grader/platforms/exercism/run.sh"), "mcp-lite", input, `${output}/`], work, { TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000", LAB_HANG_MS: LOADED_HANG_MS });
 }
 
 describe("Exercism test runner (grader/platforms/exercism/run.sh)", () => {
@@ -121,7 +121,7 @@ function runPrairieLearn(name: string, fill: (student: string) => void) {
   const grade = join(work, name);
   mkdirSync(join(grade, "student"), { recursive: true });
   fill(join(grade, "student"));
-  const done = run("bash", [join(repo.dir, "grader/platforms/prairielearn/run.sh")], work, { LAB_PL_ROOT: grade, LAB_GRADE_USER: gradeUser, TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000" });
+  const done = run("bash", [join(repo.dir, "grader/platforms/prairielearn/run.sh")], work, { LAB_PL_ROOT: grade, LAB_GRADE_USER: gradeUser, TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000", LAB_HANG_MS: LOADED_HANG_MS });
   const file = join(grade, "results", "results.json");
   if (!existsSync(file)) throw new Error(`no results.json\n${done.stdout}\n${done.stderr}`);
   return { exit: done.status, results: JSON.parse(readFileSync(file, "utf8")) };

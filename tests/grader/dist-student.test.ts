@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filterMarkdown, STUDENT_SCRIPTS, unavailableCommand } from "../../scripts/dist.ts";
-import { listFiles, ROOT, run, sharedRuns, solutionModules, STEP_TIMEOUT_MS, studentRepo } from "./dist-support.ts";
+import { listFiles, LOADED_HANG_MS, ROOT, run, sharedRuns, solutionModules, STEP_TIMEOUT_MS, studentRepo } from "./dist-support.ts";
 
 let repo: { dir: string; cleanup: () => void };
 beforeAll(() => {
@@ -117,14 +117,14 @@ describe("npm run dist -- student", () => {
   });
 
   it("runs `npm test` there: the type check passes and the six evidence tests run on the starter (one passes, five fail)", () => {
-    const test = run("npm", ["test"], repo.dir, { LAB_LANG: "en" });
+    const test = run("npm", ["test"], repo.dir, { LAB_LANG: "en", LAB_HANG_MS: LOADED_HANG_MS });
     const output = `${test.stdout}\n${test.stderr}`;
     expect(test.status, output).toBe(1);
     expect(output).toMatch(/Test Files\s+5 failed \| 1 passed \(6\)/);
   }, STEP_TIMEOUT_MS);
 
   it("grades its own starter with `npm run grade`: fail, the happy path only", () => {
-    const grade = run("npm", ["run", "--silent", "grade", "--", "--json", "grade.json", "--format", "json", "--lang", "en", "--seed", "3"], repo.dir);
+    const grade = run("npm", ["run", "--silent", "grade", "--", "--json", "grade.json", "--format", "json", "--lang", "en", "--seed", "3", "--hang-ms", LOADED_HANG_MS], repo.dir);
     expect(grade.status, grade.stderr).toBe(1);
     const result = JSON.parse(readFileSync(join(repo.dir, "grade.json"), "utf8"));
     const graded = result.checks.filter((c: { kind: string }) => c.kind !== "homework");
@@ -134,7 +134,7 @@ describe("npm run dist -- student", () => {
 
   it("grades a correct client from outside the repository with `npm run grade -- --submission DIR`: pass", () => {
     const outside = join(dirname(repo.dir), "grade-solution.json");
-    const grade = run("npm", ["run", "--silent", "grade", "--", "--submission", join(ROOT, lab, "solution"), "--json", outside, "--format", "json", "--seed", "3"], repo.dir);
+    const grade = run("npm", ["run", "--silent", "grade", "--", "--submission", join(ROOT, lab, "solution"), "--json", outside, "--format", "json", "--seed", "3", "--hang-ms", LOADED_HANG_MS], repo.dir);
     const result = JSON.parse(readFileSync(outside, "utf8"));
     expect({ exit: grade.status, status: result.status, message: result.message }).toEqual({ exit: 0, status: "pass", message: undefined });
     expect(result.score).toBe(result.maxScore);

@@ -11,8 +11,11 @@ import { buildStudent, ROOT } from "../../scripts/dist.ts";
 
 export { ROOT };
 export const SOLUTION_SRC = join(ROOT, "labs", "33-mcp-lite", "solution", "src");
+/** Hang deadline for the grades these tests run (the suite runs them on a loaded machine; the
+ *  default 2 000 ms could call a correct client hung there). */
+export const LOADED_HANG_MS = "8000";
 /** Wall-clock budget of one step that grades or installs, in ms (the machine is slow and shared). */
-export const STEP_TIMEOUT_MS = 240_000;
+export const STEP_TIMEOUT_MS = 360_000;
 
 // Builds the learner repository under a fresh temp folder; `packages` says how it gets its
 // node_modules. Returns the repository folder and a cleanup function.
