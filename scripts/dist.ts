@@ -66,6 +66,16 @@ export function buildStudent(out: string): void {
   cpSync(join(ROOT, "grader/platforms/github-classroom/classroom.yml"), join(out, ".github/workflows/classroom.yml"));
   writeFileSync(join(out, ".gitignore"), "node_modules/\n.grade/\ncoverage/\ngrade.json\ngrade.md\n");
   writeFileSync(join(out, "README.md"), studentReadme());
+  for (const file of listFiles(out).filter((f) => f.endsWith(".md"))) writeFileSync(file, unlinkMissing(readFileSync(file, "utf8"), dirname(file)));
+}
+
+// Keeps the text of every relative Markdown link whose target the learner repository does
+// not contain (the architecture notes, another lesson's solution, …) and drops the link.
+export function unlinkMissing(markdown: string, dir: string): string {
+  return markdown.replace(/\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, text: string, target: string) => {
+    if (/^(https?:|mailto:|#)/.test(target)) return whole;
+    return existsSync(resolve(dir, target.split("#")[0]!)) ? whole : text;
+  });
 }
 
 // Builds the Gradescope autograder zip: setup.sh and run_autograder at its root, next to
@@ -220,7 +230,7 @@ export function filterMarkdown(text: string, lang: "zh" | "en"): string {
       continue;
     }
     if (unavailableCommand(line)) continue;
-    out.push(line.replace(/\[([^\]]*)\]\(((?:\.\.\/)+docs\/(?:demos|architecture|performance|faults-compare)[^)]*)\)/g, "$1"));
+    out.push(line);
   }
   return out.join("\n");
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filterMarkdown, STUDENT_SCRIPTS, unavailableCommand } from "../../scripts/dist.ts";
+import { filterMarkdown, STUDENT_SCRIPTS, unavailableCommand, unlinkMissing } from "../../scripts/dist.ts";
 import { listFiles, LOADED_HANG_MS, ROOT, run, sharedRuns, solutionModules, STEP_TIMEOUT_MS, studentRepo } from "./dist-support.ts";
 
 let repo: { dir: string; cleanup: () => void };
@@ -105,15 +105,18 @@ describe("npm run dist -- student", () => {
       "npm run lab:solution",
       "```",
       "- see `npm run demo -- swap`",
-      "Read [the architecture](../../docs/architecture.md).",
     ].join("\n");
     const out = filterMarkdown(lesson, "en");
     expect(out).not.toContain("settle(id)");
     expect(out).toContain("const queue = [];");
     expect(out).not.toMatch(/--solution|lab:solution|npm run demo|snippet:|run:/);
     expect(out).toContain("npm run lab:starter");
-    expect(out).toContain("Read the architecture.");
     expect(out.match(/student edition/g)).toHaveLength(2);
+  });
+
+  it("keeps the text of a link whose target the repository lacks, and keeps links that resolve", () => {
+    const text = "See [the contract](../../docs/client-contract.md), [the architecture](../../docs/architecture.md#x) and [section 4](#principle).";
+    expect(unlinkMissing(text, join(repo.dir, "lessons", "33-mcp-lite"))).toBe("See [the contract](../../docs/client-contract.md), the architecture and [section 4](#principle).");
   });
 
   it("runs `npm test` there: the type check passes and the six evidence tests run on the starter (one passes, five fail)", () => {
