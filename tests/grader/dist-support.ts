@@ -42,8 +42,12 @@ export function unprivilegedUser(): string {
   return "";
 }
 
+// Runs a command as a learner or a platform would: without the variables this suite's own
+// run sets (LAB33_FIXTURE_COVERAGE_DIR, for one, points the fixtures at a coverage collector
+// that the learner repository does not have).
 export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd, encoding: "utf8", timeout: STEP_TIMEOUT_MS, env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env }, maxBuffer: 64 * 1024 * 1024 });
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(LAB|VITEST|NODE_V8_COVERAGE|NODE_OPTIONS|NODE_ENV|TEST$)/.test(name)));
+  return spawnSync(command, args, { cwd, encoding: "utf8", timeout: STEP_TIMEOUT_MS, env: { ...clean, FORCE_COLOR: "0", NO_COLOR: "1", ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
 
 export function listFiles(dir: string, skip = new Set(["node_modules", ".git", ".grade"])): string[] {
