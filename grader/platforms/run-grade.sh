@@ -24,7 +24,7 @@ node "$here/locate-submission.mjs" "$upload" "$work/submission"
 
 flags=(--submission "$work/submission" --json "$work/out/native.json" --format text --lang "${LAB_LANG:-zh}")
 # The sandbox of the grader (grader/sandbox) where this version of the grader has one.
-if grep -q -- '"sandbox"' "$source_dir/grader/cli-main.ts" 2>/dev/null; then flags+=(--sandbox "${LAB_SANDBOX:-auto}"); fi
+if grep -q -- '--sandbox' "$source_dir/grader/cli-main.ts" 2>/dev/null; then flags+=(--sandbox "${LAB_SANDBOX:-auto}"); fi
 # A longer hang deadline for slow or shared machines (the grader's default is 2000 ms).
 if [ -n "${LAB_HANG_MS:-}" ]; then flags+=(--hang-ms "$LAB_HANG_MS"); fi
 
