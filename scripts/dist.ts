@@ -17,7 +17,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const LAB = "labs/33-mcp-lite";
 
 /** Folders copied whole into the learner repository. */
-const STUDENT_DIRS = [`${LAB}/starter`, `${LAB}/tests`, `${LAB}/probes`, `${LAB}/homework`, "grader/child", "grader/report", "grader/platforms"];
+const STUDENT_DIRS = [`${LAB}/starter`, `${LAB}/tests`, `${LAB}/probes`, `${LAB}/homework`, "grader/child", "grader/report", "grader/platforms", "grader/sandbox"];
 /** Single files copied into the learner repository. */
 const STUDENT_FILES = [
   `${LAB}/lab.ts`,

@@ -13,7 +13,7 @@
 //   replacement for Vite's dynamic import (installed below, used by confine.ts).
 // A refusal throws "imports outside the submission: <file:line> (<specifier>)" and appends
 // a line to $LAB_VIOLATION_LOG, so the grade is an error even when the submission catches it.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, realpathSync } from "node:fs";
 import Module, { register } from "node:module";
 import { allowedTarget, escapesCopy, forbiddenPackage, inside, isBuiltin, policyFromEnv, TOOLING, toPath, whereImported } from "./policy.mjs";
 
@@ -66,6 +66,14 @@ function submissionFrame() {
 }
 
 if (policy) {
+  // The project's packages, by their own path and by their real path (a copied workbook may
+  // share its node_modules through a symlink; resolved files carry the real path).
+  const modulesDirs = [`${policy.root}/node_modules`];
+  try {
+    modulesDirs.push(realpathSync(modulesDirs[0] ?? ""));
+  } catch {
+    // no node_modules: nothing loads anyway
+  }
   const M = /** @type {any} */ (Module);
   const original = M._resolveFilename;
   /** @this {any} @param {string} request @param {any} parent @param {boolean} isMain @param {any} options */
@@ -87,7 +95,7 @@ if (policy) {
     }
     // No submission code on the stack: ordinary packages only, never the tooling.
     const path = toPath(filename);
-    const inModules = inside(path, `${policy.root}/node_modules`);
+    const inModules = modulesDirs.some((dir) => inside(path, dir));
     if (!inModules || TOOLING.some((name) => path.includes(`/node_modules/${name}/`)) || policy.hide.some((h) => inside(path, h))) {
       throw refuse(parent?.filename, request);
     }

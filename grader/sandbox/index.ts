@@ -9,7 +9,7 @@
 // key), 1 and 2 output (diagnostics only), 3 the result channel (see channel.ts).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -104,6 +104,7 @@ export function startPayload(o: PayloadOptions): Payload {
   });
   const config = {
     root: o.root,
+    also: outsideDependencies(o.root),
     gradeDir: o.gradeDir,
     scratch: o.scratch,
     hide: o.hide,
@@ -139,4 +140,14 @@ export function startPayload(o: PayloadOptions): Payload {
     reportStream.on("error", done);
   });
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report };
+}
+
+// Folders the project's packages live in when they are outside the project (a node_modules
+// that is a symlink, as in a copied workbook that shares its dependencies): mounted
+// read-only at their real paths too, or nothing would load inside the sandbox.
+export function outsideDependencies(root: string): string[] {
+  const link = join(root, "node_modules");
+  if (!existsSync(link)) return [];
+  const real = realpathSync(link);
+  return real === link || real.startsWith(`${realpathSync(root)}/`) ? [] : [real];
 }

@@ -13,7 +13,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** @typedef {{ root: string, gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
+/** @typedef {{ root: string, also: string[], gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
  *  uid: number, command: string[], cwd: string, env: Record<string,string>, tmpBytes: number,
  *  limits: { cpuSeconds: number, dataBytes: number, processes: number } }} Config */
 
@@ -52,6 +52,7 @@ const q = (/** @type {string} */ s) => `'${s.replaceAll("'", "'\\''")}'`;
 const NEW_ROOT = "/tmp/.lab-root";
 const fdOf = (/** @type {string} */ dir) => `/proc/${process.pid}/fd/${openSync(dir, "r")}`;
 const rootFd = fdOf(config.root);
+const alsoFds = config.also.map((dir) => ({ dir, fd: fdOf(dir) }));
 const gradeFd = fdOf(config.gradeDir);
 const scratchFd = fdOf(config.scratch);
 const sh = ["set -e", `mount -t tmpfs -o size=1m,mode=755 lab-stage /tmp`, `mkdir ${NEW_ROOT}`, `mount -t tmpfs -o size=4m,mode=755 lab-root ${NEW_ROOT}`];
@@ -79,6 +80,8 @@ for (const hidden of config.hide) {
   if (lstatSync(hidden).isDirectory()) sh.push(`mount -t tmpfs -o ro,size=4k,mode=755 lab-hidden ${R(hidden)}`);
   else sh.push(`mount --bind -o ro /dev/null ${R(hidden)}`);
 }
+// The project's dependencies, read-only, where they live outside it (a symlinked node_modules).
+for (const { dir, fd } of alsoFds) sh.push(`mkdir -p ${R(dir)}`, `mount --bind -o ro ${fd} ${R(dir)}`);
 // The grade's folder read-only (the submission copy), its scratch folder writable.
 sh.push(`mkdir -p ${R(config.gradeDir)}`, `mount --bind -o ro ${gradeFd} ${R(config.gradeDir)}`);
 sh.push(`mount --bind ${scratchFd} ${R(config.scratch)}`);
