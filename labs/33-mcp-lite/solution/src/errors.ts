@@ -13,8 +13,8 @@ export type McpErrorCode =
   | "MCP_PROCESS_EXIT" // the server process exited while requests were pending
   | "CLIENT_CLOSED"; // close() was called
 
-/** Where in the client's life the failure happened. */
-export type McpErrorPhase = "spawn" | "handshake" | "request" | "transport" | "close";
+/** Where in the client's life the failure happened ("configure": a constructor's options). */
+export type McpErrorPhase = "configure" | "spawn" | "handshake" | "request" | "transport" | "close";
 
 /**
  * What a failed request may have done on the server: "not-sent" when its line never left

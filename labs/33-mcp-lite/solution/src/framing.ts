@@ -92,3 +92,10 @@ export class LineDecoder {
 export function encodeLine(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }
+
+// Serializes one request as a protocol line, from params serialized beforehand (the
+// client serializes them once, before anything exists, to refuse what cannot be sent).
+// The same line encodeLine makes of { jsonrpc, id, method, params }.
+export function encodeRequest(id: number, method: string, paramsJson: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsJson}}\n`;
+}
