@@ -4,7 +4,7 @@
 // server process run against the unit, client and hardening tests (vitest.mutation.config.ts).
 // Prints one line per module and a summary; exits 1 when a module scores under 90 %.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 
 const SRC = "labs/33-mcp-lite/solution/src";
@@ -26,6 +26,7 @@ for (const module of modules) {
     rows.push({ module, tests, score: null, killed: 0, survived: 0, noCoverage: 0, ignored: 0 });
     continue;
   }
+  copyFileSync(REPORT, REPORT.replace("mutation.json", `${module}.json`)); // kept per module
   rows.push({ module, tests, ...score(JSON.parse(readFileSync(REPORT, "utf8")), module) });
 }
 

@@ -4,7 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import { LineTooLongError } from "../../labs/33-mcp-lite/solution/src/framing.ts";
-import { expectRetainedWithin, failure, MiB, sampleMemory, startClient, until, type Started } from "./support.ts";
+import { waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
+import { startClient, type Started } from "../client/support.ts";
+import { expectRetainedWithin, failure, MiB, POLL_MS, sampleMemory } from "./support.ts";
 
 // Every fault test ends here: no request left, close() resolves, every pid gone.
 async function expectNothingLeft(s: Started): Promise<void> {
@@ -35,7 +37,7 @@ describe("fault battery", () => {
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toContain("not a JSON object");
     await expect(other).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    await until(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped");
+    await waitFor(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped", POLL_MS);
     expect(s.client.metrics.protocolFaults).toBe(1);
     await expectNothingLeft(s);
   });
@@ -85,7 +87,7 @@ describe("fault battery", () => {
     const error = await failure(s.client.callTool("echo", { value: 1 }));
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toMatch(/stdin/);
-    await until(() => s.client.pid === undefined, "the deaf server to be stopped");
+    await waitFor(() => s.client.pid === undefined, "the deaf server to be stopped", POLL_MS);
     await expectNothingLeft(s);
   });
 
@@ -94,7 +96,7 @@ describe("fault battery", () => {
     const s = startClient({ scenarios: ["stderr-flood"], floodBytes: 50 * MiB }, { maxStderrBytes });
     const memory = sampleMemory();
     await s.client.initialize();
-    await until(() => s.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the stderr flood");
+    await waitFor(() => s.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the stderr flood", POLL_MS);
     const peak = memory.stop();
     await expect(s.client.callTool("echo", { value: "still fine" })).resolves.toEqual({ content: "still fine" });
     expect(s.client.stderr.truncated).toBe(true);
@@ -121,7 +123,7 @@ describe("fault battery", () => {
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toContain('"ready"');
     await expect(waiting).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    await until(() => !s.alive().includes(pid), "the polluting server to be stopped");
+    await waitFor(() => !s.alive().includes(pid), "the polluting server to be stopped", POLL_MS);
     await expectNothingLeft(s);
   });
 
@@ -179,7 +181,7 @@ describe("fault battery", () => {
     const error = await failure(waiting);
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toContain("notification flood");
-    await until(() => s.client.pid === undefined, "the flooding server to be stopped");
+    await waitFor(() => s.client.pid === undefined, "the flooding server to be stopped", POLL_MS);
     await expectNothingLeft(s);
   });
 });

@@ -36,4 +36,47 @@ describe("StderrTail", () => {
     tail.push(Buffer.from("x"));
     expect(tail).toMatchObject({ text: "", truncated: true });
   });
+
+  it("cuts inside the oldest chunk when dropping it whole would keep too little", () => {
+    const tail = new StderrTail(5);
+    tail.push(Buffer.from("abc"));
+    tail.push(Buffer.from("defg"));
+    expect(tail).toMatchObject({ text: "cdefg", truncated: true, size: 5 });
+    tail.push(Buffer.from("h"));
+    expect(tail).toMatchObject({ text: "defgh", size: 5 });
+  });
+
+  it("drops several whole chunks at once and then cuts the next", () => {
+    const tail = new StderrTail(4);
+    for (const part of ["a", "b", "c"]) tail.push(Buffer.from(part));
+    tail.push(Buffer.from("defgh"));
+    expect(tail).toMatchObject({ text: "efgh", truncated: true, size: 4 });
+  });
+
+  it("is not truncated when it holds exactly the cap, and is once one more byte comes", () => {
+    const tail = new StderrTail(5);
+    tail.push(Buffer.from("ab"));
+    tail.push(Buffer.from("cde"));
+    expect(tail).toMatchObject({ text: "abcde", truncated: false, size: 5 });
+    tail.push(Buffer.from("f"));
+    expect(tail).toMatchObject({ text: "bcdef", truncated: true, size: 5 });
+  });
+
+  it("keeps an empty chunk from counting as dropped output", () => {
+    const tail = new StderrTail(0);
+    tail.push(Buffer.alloc(0));
+    expect(tail).toMatchObject({ text: "", truncated: false, size: 0 });
+  });
+
+  it("decodes stray bytes at the head as they are while nothing was dropped", () => {
+    const tail = new StderrTail(8);
+    tail.push(Buffer.from([0x80, 0x61]));
+    expect(tail).toMatchObject({ text: "\ufffda", truncated: false });
+  });
+
+  it("drops a character cut at the head only once bytes were dropped", () => {
+    const tail = new StderrTail(5); // "错误" is 6 bytes: one byte of "错" goes
+    tail.push(Buffer.from("错误"));
+    expect(tail).toMatchObject({ text: "误", truncated: true, size: 5 });
+  });
 });
