@@ -6,28 +6,29 @@
 export function decodeWholeCharacters(bytes: Buffer, headWasCut: boolean): string {
   let start = 0;
   if (headWasCut) {
-    while (start < bytes.length && start < 3 && isContinuation(bytes[start]!)) start += 1;
+    while (start < 3 && isContinuation(bytes[start])) start += 1;
   }
   let end = bytes.length;
-  // Walk back over at most three continuation bytes to the lead byte of the last character.
+  // Walk back over continuation bytes to the lead byte of the last character. (Past the
+  // start or the buffer, the walk only meets continuations or nothing: no cut follows.)
   let lead = end - 1;
-  while (lead >= start && end - lead <= 3 && isContinuation(bytes[lead]!)) lead -= 1;
-  if (lead >= start) {
-    const needed = sequenceLength(bytes[lead]!);
-    if (needed > end - lead) end = lead;
-  }
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: the bound only shortens the walk; a longer one ends on a byte that cannot start an unfinished character either
+  while (end - lead <= 3 && isContinuation(bytes[lead])) lead -= 1;
+  if (sequenceLength(bytes[lead]) > end - lead) end = lead;
   return bytes.toString("utf8", start, end);
 }
 
-function isContinuation(byte: number): boolean {
-  return (byte & 0xc0) === 0x80;
+// True for 10xxxxxx, a byte inside a character; false past the end of the buffer.
+function isContinuation(byte: number | undefined): boolean {
+  return ((byte ?? 0) & 0xc0) === 0x80;
 }
 
-// Bytes in the sequence a lead byte starts; 1 for ASCII and for bytes that cannot lead.
-function sequenceLength(lead: number): number {
-  if (lead < 0x80) return 1;
-  if ((lead & 0xe0) === 0xc0) return 2;
-  if ((lead & 0xf0) === 0xe0) return 3;
-  if ((lead & 0xf8) === 0xf0) return 4;
+// Bytes in the sequence a lead byte starts; 1 for ASCII, for bytes that cannot lead, and
+// past the start of the buffer.
+function sequenceLength(lead: number | undefined): number {
+  const byte = lead ?? 0;
+  if ((byte & 0xe0) === 0xc0) return 2;
+  if ((byte & 0xf0) === 0xe0) return 3;
+  if ((byte & 0xf8) === 0xf0) return 4;
   return 1;
 }

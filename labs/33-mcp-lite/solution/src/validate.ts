@@ -26,7 +26,7 @@ export interface IntegerRange {
 export function integerOption(name: string, value: unknown, fallback: number, range: IntegerRange, phase: McpErrorPhase): number {
   if (value === undefined) return fallback;
   const { min, max = Number.MAX_SAFE_INTEGER } = range;
-  const ok = typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max;
+  const ok = Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
   check(ok, name, integerRule(min, range.max), value, phase);
   return value as number;
 }
