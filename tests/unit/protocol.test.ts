@@ -17,6 +17,15 @@ describe("classifyLine", () => {
     ["not JSON", "ready", /not JSON/],
     ["a JSON array", "[1,2,3]", /not a JSON object/],
     ["a JSON number", "42", /not a JSON object/],
+    ["JSON null", "null", /not a JSON object/],
+    ["a method that is not a string", '{"jsonrpc":"2.0","method":5}', /method must be a non-empty string/],
+    ["a request with an error", '{"jsonrpc":"2.0","id":1,"method":"x","error":{"code":1,"message":"m"}}', /cannot carry/],
+    ["a request with a fractional id", '{"jsonrpc":"2.0","id":1.5,"method":"x"}', /string or integer/],
+    ["a request with a null id", '{"jsonrpc":"2.0","id":null,"method":"x"}', /string or integer/],
+    ["an error that is null", '{"jsonrpc":"2.0","id":1,"error":null}', /error must be/],
+    ["an error that is a string", '{"jsonrpc":"2.0","id":1,"error":"bad"}', /error must be/],
+    ["an error with a fractional code", '{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}', /error must be/],
+    ["an error without a message", '{"jsonrpc":"2.0","id":1,"error":{"code":1}}', /error must be/],
     ["the wrong jsonrpc", '{"jsonrpc":"1.0","id":1,"result":1}', /jsonrpc must be "2.0"/],
     ["both result and error", '{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"x"}}', /got both/],
     ["neither result nor error", '{"jsonrpc":"2.0","id":1}', /got neither/],
@@ -29,6 +38,18 @@ describe("classifyLine", () => {
     const outcome = classifyLine(line);
     expect(outcome.kind).toBe("invalid");
     expect((outcome as { reason: string }).reason).toMatch(reason);
+  });
+
+  it("keeps server request ids as sent, strings and integers alike", () => {
+    expect(classifyLine('{"jsonrpc":"2.0","id":7,"method":"ping"}')).toMatchObject({ kind: "request", id: 7 });
+    expect(classifyLine('{"jsonrpc":"2.0","id":"7","method":"ping"}')).toMatchObject({ kind: "request", id: "7" });
+  });
+
+  it("carries an error's data only when the server sent one", () => {
+    const without = classifyLine('{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}') as { error: object };
+    expect(Object.keys(without.error)).toEqual(["code", "message"]);
+    const withNull = classifyLine('{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no","data":null}}') as { error: object };
+    expect(withNull.error).toStrictEqual({ code: -1, message: "no", data: null });
   });
 
   it("only treats positive safe integers as request ids", () => {
@@ -45,6 +66,12 @@ describe("classifyLine", () => {
     expect(shown.length).toBeLessThan(200);
     expect(shown).toContain("10000 chars");
   });
+
+  it("previews a line of exactly the limit whole, and one character more cut with its length", () => {
+    expect(preview("abc", 3)).toBe('"abc"');
+    expect(preview("abcd", 3)).toBe('"abc…" (4 chars)');
+    expect(preview("x".repeat(120))).toBe(JSON.stringify("x".repeat(120)));
+  });
 });
 
 describe("result checks", () => {
@@ -54,12 +81,17 @@ describe("result checks", () => {
     expect(checkInitializeResult({ capabilities: {} })).toMatch(/protocolVersion/);
     expect(checkInitializeResult({ protocolVersion: "x" })).toMatch(/capabilities/);
     expect(checkInitializeResult({ protocolVersion: "x", capabilities: {} })).toMatch(/serverInfo/);
+    expect(checkInitializeResult({ protocolVersion: "x", capabilities: {}, serverInfo: { name: 1, version: "1" } })).toMatch(/serverInfo/);
+    expect(checkInitializeResult({ protocolVersion: "x", capabilities: {}, serverInfo: { name: "s" } })).toMatch(/serverInfo/);
   });
 
   it("refuses tool lists with missing names, duplicates or no schema", () => {
     expect(checkToolsResult({ tools: [{ name: "a", inputSchema: {} }] })).toEqual({ tools: [{ name: "a", inputSchema: {} }] });
     expect(checkToolsResult({})).toEqual({ reason: "tools/list result has no tools array" });
     expect(checkToolsResult({ tools: [{ inputSchema: {} }] })).toMatchObject({ reason: expect.stringMatching(/no name/) });
+    expect(checkToolsResult({ tools: [{ name: "", inputSchema: {} }] })).toEqual({ reason: "tools[0] has no name" });
+    const described = { tools: [{ name: "a", description: "reads a file", inputSchema: {} }] };
+    expect(checkToolsResult(described)).toEqual(described);
     expect(checkToolsResult({ tools: [{ name: "a", inputSchema: {} }, { name: "a", inputSchema: {} }] })).toMatchObject({
       reason: expect.stringMatching(/twice/),
     });
