@@ -72,9 +72,9 @@ export class McpError extends Error {
 // Keeps a remote error's data only when it is small; a hostile server must not be able to
 // make every log line that prints the error megabytes long.
 export function boundedErrorData(data: unknown): unknown {
-  if (data === undefined) return undefined;
   let size: number;
   try {
+    // Stryker disable next-line StringLiteral: what JSON cannot show (undefined, a function) counts as small either way
     size = Buffer.byteLength(JSON.stringify(data) ?? "");
   } catch {
     return "[unserializable data omitted]";

@@ -91,7 +91,7 @@ export function resolveOptions(options: McpClientOptions): ResolvedOptions {
   const { onNotification } = options;
   check(onNotification === undefined || typeof onNotification === "function", "onNotification", "a function", onNotification, CONFIGURE);
   const clientInfo = options.clientInfo ?? { name: "lab33-mcp-lite-client", version: "1.0.0" };
-  const infoOk = typeof clientInfo?.name === "string" && typeof clientInfo.version === "string";
+  const infoOk = typeof clientInfo.name === "string" && typeof clientInfo.version === "string";
   check(infoOk, "clientInfo", "{ name: string, version: string }", clientInfo, CONFIGURE);
   return {
     executable,
