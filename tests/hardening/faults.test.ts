@@ -28,14 +28,17 @@ describe("fault battery", () => {
     await expectNothingLeft(s);
   });
 
-  it("a JSON line that is not an object is a protocol fault that stops the server", async () => {
-    const s = startClient({ scenarios: ["non-object"] });
+  it.each([
+    ["a JSON line that is not an object", "non-object", "not a JSON object"],
+    ["stdout pollution (a console.log in the server)", "stdout-pollution", '"ready"'],
+  ])("%s is a protocol fault: every pending call rejects and the server is stopped", async (_name, scenario, reason) => {
+    const s = startClient({ scenarios: [scenario] });
     await s.client.initialize();
     const pid = s.client.pid!;
     const other = s.client.callTool("never");
     const error = await failure(s.client.callTool("echo", { value: 1 }));
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    expect(error.message).toContain("not a JSON object");
+    expect(error.message).toContain(reason);
     await expect(other).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     await waitFor(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped", POLL_MS);
     expect(s.client.metrics.protocolFaults).toBe(1);
@@ -111,19 +114,6 @@ describe("fault battery", () => {
     expect(exit.stderr.endsWith("last words 最后的话\n")).toBe(true);
     expect(Buffer.byteLength(exit.stderr)).toBeLessThanOrEqual(maxStderrBytes);
     expect(s.client.metrics.stderrTruncated).toBe(true);
-    await expectNothingLeft(s);
-  });
-
-  it("stdout pollution (a console.log in the server) rejects every pending call and stops the server", async () => {
-    const s = startClient({ scenarios: ["stdout-pollution"] });
-    await s.client.initialize();
-    const pid = s.client.pid!;
-    const waiting = s.client.callTool("never");
-    const error = await failure(s.client.callTool("echo", { value: 1 }));
-    expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    expect(error.message).toContain('"ready"');
-    await expect(waiting).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    await waitFor(() => !s.alive().includes(pid), "the polluting server to be stopped", POLL_MS);
     await expectNothingLeft(s);
   });
 
