@@ -10,6 +10,7 @@ import { Connection } from "./connection.ts";
 import { McpError } from "./errors.ts";
 import { acceptInitializeResult, initializeParams, INITIALIZED_NOTICE } from "./handshake.ts";
 import { Lifecycle, type ClientState } from "./lifecycle.ts";
+import { observe } from "./observer.ts";
 import { resolveCallTimeout, resolveOptions, type McpClientOptions, type ResolvedOptions } from "./options.ts";
 import type { PendingTable } from "./pending.ts";
 import { checkToolsResult, isPlainObject, type InitializeResult, type Tool } from "./protocol.ts";
@@ -22,6 +23,7 @@ export * from "./options.ts";
 export type { InitializeResult, Tool } from "./protocol.ts";
 export type { ClientMetrics } from "./client-metrics.ts";
 export type { ClientState } from "./lifecycle.ts";
+export type { ClientObserver } from "./observer.ts";
 
 export type { CallOptions } from "./requests.ts";
 
@@ -183,6 +185,7 @@ export class McpClient {
       this.lifecycle.toIdle();
       throw spawnFailed(this.options.executable, cause);
     }
+    observe(this.options.observer, "spawned", { pid: connection.server.pid });
     this.assertOpen("initialize");
     return connection;
   }
@@ -215,7 +218,10 @@ export class McpClient {
       counters: this.counters,
       capabilities: () => this.initResult?.capabilities,
       failed: (connection: Connection, error: McpError) => this.onFailure(connection, error),
-      exited: (connection: Connection, info: ExitInfo) => this.onExit(connection, info),
+      exited: (connection: Connection, info: ExitInfo) => {
+        this.onExit(connection, info);
+        observe(this.options.observer, "exited", { ...info, expected: this.counters.lastExit?.expected ?? false });
+      },
     };
   }
 

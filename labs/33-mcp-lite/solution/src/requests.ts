@@ -8,7 +8,8 @@ import type { Connection } from "./connection.ts";
 import { describeReason, McpError } from "./errors.ts";
 import { encodeLine, encodeRequest } from "./framing.ts";
 import type { ResolvedOptions } from "./options.ts";
-import { PendingTable, type ExpireReason, type PendingRecord } from "./pending.ts";
+import { ObservedPendingTable } from "./observer.ts";
+import type { ExpireReason, PendingRecord, PendingTable } from "./pending.ts";
 import { throwInvalid } from "./validate.ts";
 
 export interface CallOptions {
@@ -18,7 +19,7 @@ export interface CallOptions {
 }
 
 export class Requests {
-  readonly pending = new PendingTable();
+  readonly pending: PendingTable;
   private nextId = 1;
   private readonly options: ResolvedOptions;
   private readonly counters: ClientMetrics;
@@ -27,6 +28,7 @@ export class Requests {
 
   constructor(options: ResolvedOptions, counters: ClientMetrics, connection: () => Connection | undefined) {
     this.options = options;
+    this.pending = new ObservedPendingTable(options.observer);
     this.counters = counters;
     this.connection = connection;
   }
