@@ -1,0 +1,44 @@
+// An optional observer of the client's requests and server processes: the extension point
+// a production layer (packages/extensions) builds its trace and metrics on. It never sees
+// tool arguments, results or content, and a throwing observer never breaks the client.
+
+import { PendingTable, type OpenOptions } from "./pending.ts";
+import type { ExitInfo } from "./server-process.ts";
+
+export interface ClientObserver {
+  /** A request was registered (before its line is written); `settled` settles with it. */
+  request?(event: { id: number; method: string; settled: Promise<unknown> }): void;
+  /** A server process was started. */
+  spawned?(event: { pid: number | undefined }): void;
+  /** The server process is gone; `expected` when the client itself stopped it. */
+  exited?(event: ExitInfo & { expected: boolean }): void;
+}
+
+// Calls one observer hook; whatever it throws stays with the observer.
+export function observe<K extends keyof ClientObserver>(
+  observer: ClientObserver | undefined,
+  hook: K,
+  event: Parameters<NonNullable<ClientObserver[K]>>[0],
+): void {
+  try {
+    (observer?.[hook] as ((event: unknown) => void) | undefined)?.call(observer, event);
+  } catch {
+    // An observer is diagnostics; it must not change the protocol's outcome.
+  }
+}
+
+// The request table, telling the observer about every request it registers.
+export class ObservedPendingTable extends PendingTable {
+  private readonly observer: ClientObserver | undefined;
+
+  constructor(observer: ClientObserver | undefined) {
+    super();
+    this.observer = observer;
+  }
+
+  override open(id: number, method: string, options: OpenOptions): Promise<unknown> {
+    const settled = super.open(id, method, options);
+    observe(this.observer, "request", { id, method, settled });
+    return settled;
+  }
+}
