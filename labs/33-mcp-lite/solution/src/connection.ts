@@ -55,9 +55,9 @@ export class Connection {
       cwd: options.cwd,
       env: buildServerEnv(options.env),
       maxStderrBytes: options.maxStderrBytes,
-      onStdout: (chunk) => this.onStdout(chunk),
-      onWriteError: (error) => this.onWriteError(error),
-      onExit: (info) => this.onExit(info),
+      onStdout: (chunk) => this.receive(chunk),
+      onWriteError: (error) => this.writeFailed(error),
+      onExit: (info) => this.serverExited(info),
     });
   }
 
@@ -87,7 +87,8 @@ export class Connection {
     this.host.failed(this, error);
   }
 
-  private onStdout(chunk: Buffer): void {
+  // What the server wrote to stdout (its ServerProcess calls this; so do unit tests).
+  receive(chunk: Buffer): void {
     if (this.detached) return;
     let lines: string[];
     try {
@@ -181,7 +182,7 @@ export class Connection {
 
   // The server stopped reading stdin. Usually it is dying: give its exit a moment to be
   // observed so callers see the true cause (exit code, stderr), else call it a fault.
-  private onWriteError(error: Error): void {
+  writeFailed(error: Error): void {
     if (this.detached || this.reason || this.writeErrorTimer) return;
     this.writeErrorTimer = setTimeout(() => {
       this.writeErrorTimer = undefined;
@@ -191,7 +192,8 @@ export class Connection {
     }, EXIT_DRAIN_MS);
   }
 
-  private onExit(info: ExitInfo): void {
+  // The server is gone and its pipes are drained (called once by its ServerProcess).
+  serverExited(info: ExitInfo): void {
     if (this.detached) return;
     this.clearWriteErrorTimer();
     this.host.exited(this, info);
