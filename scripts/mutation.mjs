@@ -1,7 +1,7 @@
 // `npm run mutation [-- module.ts ...]`: StrykerJS over the reference client, one module
 // at a time (concurrency 1: the machine is shared), each with the smallest test set that
-// exercises it. Pure modules run against tests/unit only; the modules that drive a real
-// server process run against the unit, client and hardening tests (vitest.mutation.config.ts).
+// exercises it: tests/unit for every module but mcp-client.ts, which runs against the unit,
+// client and hardening tests (vitest.mutation.config.ts).
 // Prints one line per module and a summary; exits 1 when a module scores under 90 %.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,8 +10,9 @@ import { basename, join } from "node:path";
 const SRC = "labs/33-mcp-lite/solution/src";
 const REPORT = "reports/mutation/mutation.json";
 const MIN_SCORE = 90;
-// Modules whose behaviour needs a live server process: their mutants need the slower tests.
-const NEEDS_PROCESS = new Set(["mcp-client.ts", "server-process.ts"]);
+// The module whose behaviour is only seen through a live MCP server (the fixture): its
+// mutants need the client and hardening tests; every other module has unit tests of its own.
+const NEEDS_PROCESS = new Set(["mcp-client.ts"]);
 
 const wanted = process.argv.slice(2).map((name) => basename(name));
 const modules = (wanted.length > 0 ? wanted : readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort());
