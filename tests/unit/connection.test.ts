@@ -98,6 +98,14 @@ describe("Connection: what the server sends unasked", () => {
     host.pending.rejectAll(() => new Error("cleanup"));
   });
 
+  it("counts only what the server sends unasked against the budget, never responses", async () => {
+    const { failed, say, open } = setup({ maxNotificationsPerSecond: 1 });
+    const calls = [1, 2, 3].map((id) => open(id));
+    say(...[1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, result: id })));
+    await expect(Promise.all(calls)).resolves.toEqual([1, 2, 3]);
+    expect(failed).toEqual([]);
+  });
+
   it("calls a server over its unsolicited budget a flood, requests and notifications alike", () => {
     const { failed, host, say } = setup({ maxNotificationsPerSecond: 2 });
     say({ jsonrpc: "2.0", method: "notifications/message" }, { jsonrpc: "2.0", id: 1, method: "ping" });
@@ -132,13 +140,14 @@ describe("Connection: faults", () => {
   });
 
   it("keeps the first failure reason: a noted one, then nothing else replaces it", () => {
-    const { connection, failed, say } = setup();
+    const { connection, failed, host, say } = setup();
     const first = { code: "MCP_TIMEOUT" } as McpError;
     connection.noteFailure(first);
     connection.noteFailure({ code: "MCP_ERROR" } as McpError);
     say("not json");
     expect(connection.failure).toBe(first);
     expect(failed).toEqual([]);
+
   });
 
   it("calls a write error a fault only if the server has not exited once the drain grace passed", () => {
@@ -150,7 +159,7 @@ describe("Connection: faults", () => {
     vi.advanceTimersByTime(EXIT_DRAIN_MS - 1);
     expect(failed).toEqual([]);
     vi.advanceTimersByTime(1);
-    expect(failed.map((e) => [e.message, e.cause])).toEqual([["server stopped reading its stdin: EPIPE", epipe]]);
+    expect(failed.map((e) => [e.code, e.message, e.cause, e.phase])).toEqual([["MCP_PROTOCOL_ERROR", "server stopped reading its stdin: EPIPE", epipe, "transport"]]);
 
     const exiting = setup();
     vi.spyOn(exiting.connection.server, "hasExited", "get").mockReturnValue(true);
@@ -184,10 +193,38 @@ describe("Connection: faults", () => {
     connection.writeFailed(new Error("x"));
     connection.detach();
     expect(vi.getTimerCount()).toBe(0);
-    say("not json", { jsonrpc: "2.0", id: 1, result: 1 });
+    say({ jsonrpc: "2.0", id: 1, result: 1 }, "not json");
     connection.writeFailed(new Error("y"));
     connection.serverExited({ exitCode: 0, signal: null });
     connection.fail({ code: "MCP_ERROR" } as McpError);
     expect([failed, exited, host.counters.unknownResponses, vi.getTimerCount()]).toEqual([[], [], 0, 0]);
+  });
+});
+
+describe("Connection: its server", () => {
+  it("wires the real server's stdout and exit to the connection", async () => {
+    const { connection, host, exited } = setup({ executable: "sh", args: ["-c", `echo '{"jsonrpc":"2.0","id":1,"result":"hi"}'; exit 5`] });
+    vi.restoreAllMocks(); // the real server this time
+    const call = host.pending.open(1, "ping", { timeoutMs: 10_000, expireError });
+    await connection.server.start();
+    await expect(call).resolves.toBe("hi");
+    await vi.waitFor(() => expect(exited).toEqual([{ exitCode: 5, signal: null }]), { timeout: 10_000 });
+  });
+
+  it("wires the real server's write errors to the connection", async () => {
+    const { connection, failed } = setup({ executable: "sh", args: ["-c", "exec 0<&-; sleep 30"] });
+    vi.restoreAllMocks();
+    await connection.server.start();
+    try {
+      await vi.waitFor(
+        () => {
+          connection.server.send(`${"z".repeat(1024)}\n`);
+          expect(failed.map((e) => e.code)).toEqual(["MCP_PROTOCOL_ERROR"]);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+    } finally {
+      await connection.server.stop(100);
+    }
   });
 });
