@@ -1,7 +1,7 @@
 // `npm run mutation [-- module.ts ...]`: StrykerJS over the reference client, one module
 // at a time (concurrency 1: the machine is shared), each with the smallest test set that
-// exercises it: tests/unit for every module but mcp-client.ts, which runs against the unit,
-// client and hardening tests (vitest.mutation.config.ts).
+// exercises it: tests/unit for every module but mcp-client.ts, which runs against the unit
+// and client tests and the hardening client guards (vitest.mutation.config.ts).
 // Prints one line per module and a summary; exits 1 when a module scores under 90 %.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,14 +11,14 @@ const SRC = "labs/33-mcp-lite/solution/src";
 const REPORT = "reports/mutation/mutation.json";
 const MIN_SCORE = 90;
 // The module whose behaviour is only seen through a live MCP server (the fixture): its
-// mutants need the client and hardening tests; every other module has unit tests of its own.
+// mutants need the client tests; every other module has unit tests of its own.
 const NEEDS_PROCESS = new Set(["mcp-client.ts"]);
 
 const wanted = process.argv.slice(2).map((name) => basename(name));
 const modules = (wanted.length > 0 ? wanted : readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort());
 const rows = [];
 for (const module of modules) {
-  const tests = NEEDS_PROCESS.has(module) ? "all" : "unit";
+  const tests = NEEDS_PROCESS.has(module) ? "client" : "unit";
   const run = spawnSync("npx", ["stryker", "run", "--mutate", join(SRC, module)], {
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, MUTATION_TESTS: tests },
