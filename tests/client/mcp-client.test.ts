@@ -2,14 +2,15 @@
 // every call, answers the client must refuse, and the copies its getters hand out.
 import { fileURLToPath } from "node:url";
 import { onTestFinished, describe, expect, it } from "vitest";
-import { McpClient, McpError } from "#submission/src/mcp-client.ts";
+import { McpClient, McpError, type McpClientOptions } from "#submission/src/mcp-client.ts";
+import { waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
 import { startClient } from "./support.ts";
 
 const SCRIPTED = fileURLToPath(new URL("./servers/scripted.mjs", import.meta.url));
 
 // A client of the scripted server, which answers each method with the given result.
-function scripted(answers: Record<string, unknown> = {}) {
-  const client = new McpClient({ executable: process.execPath, args: [SCRIPTED, JSON.stringify(answers)], timeoutMs: 10_000 });
+function scripted(answers: Record<string, unknown> = {}, options: Partial<McpClientOptions> = {}) {
+  const client = new McpClient({ executable: process.execPath, args: [SCRIPTED, JSON.stringify(answers)], timeoutMs: 10_000, ...options });
   onTestFinished(() => client.close());
   return client;
 }
@@ -141,5 +142,63 @@ describe("McpClient getters", () => {
     expect([h.client.pendingCount, h.client.metrics.pending]).toEqual([1, 1]);
     await slow;
     expect([h.client.pendingCount, h.client.metrics.pending]).toEqual([0, 0]);
+  });
+});
+
+describe("McpClient handshake edges", () => {
+  it("fails a handshake whose answer is followed by a protocol fault, without sending notifications/initialized", async () => {
+    const client = scripted({ "after:initialize": "[1,2,3]" });
+    const error = await refusal(() => client.initialize());
+    expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR", phase: "transport", message: expect.stringContaining("not a JSON object") });
+    expect([client.state, client.initialized, client.pid]).toEqual(["idle", false, undefined]);
+    expect(client.metrics).toMatchObject({ protocolFaults: 1, lastExit: { expected: true } });
+  });
+
+  it("ignores a notification that arrives before the handshake finished", async () => {
+    const client = scripted({ "before:initialize": '{"jsonrpc":"2.0","method":"notifications/message","params":{}}' });
+    await client.initialize();
+    expect(client.metrics).toMatchObject({ ignoredNotifications: 1, notifications: 0 });
+  });
+
+  it("gives a handshake the client's default deadline", async () => {
+    const client = scripted({ initialize: null }, { timeoutMs: 50 });
+    expect(await refusal(() => client.initialize())).toMatchObject({ code: "MCP_TIMEOUT", timeoutMs: 50, method: "initialize" });
+  });
+});
+
+describe("McpClient exits", () => {
+  it("says how the server exited: its code, or the signal that ended it", async () => {
+    const h = startClient();
+    await h.client.initialize();
+    expect(await refusal(() => h.client.callTool("exit", { code: 3 }))).toMatchObject({ message: "tools/call (id 2): server exited (code 3)", exitCode: 3 });
+    await h.client.initialize();
+    const held = h.client.callTool("echo", { value: 1, delay: 60_000 });
+    process.kill(h.client.pid!, "SIGKILL");
+    await expect(held).rejects.toMatchObject({ message: "tools/call (id 4): server exited (signal SIGKILL)", signal: "SIGKILL" });
+  });
+
+  it("keeps, after an exit, whether the last server's stderr was cut", async () => {
+    const h = startClient({}, { maxStderrBytes: 4 });
+    expect(h.client.metrics.stderrTruncated).toBe(false);
+    await h.client.initialize();
+    await expect(h.client.callTool("exit", { code: 1, stderr: "a long farewell" })).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });
+    expect(h.client.stderr).toEqual({ text: "well", truncated: true });
+    expect(h.client.metrics.stderrTruncated).toBe(true);
+    await h.client.initialize(); // a new server with nothing on stderr yet
+    expect(h.client.stderr).toEqual({ text: "", truncated: false });
+    expect(h.client.metrics.stderrTruncated).toBe(true);
+  });
+
+  it("reports a running server's cut stderr in metrics before it exits", async () => {
+    const h = startClient({ scenarios: ["stderr-flood"], floodBytes: 64 * 1024 }, { maxStderrBytes: 1024 });
+    await h.client.initialize();
+    await waitFor(() => h.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the flood");
+    expect(h.client.metrics).toMatchObject({ stderrTruncated: true, exits: 0 });
+  });
+
+  it("starts with an empty stderr and no last exit", () => {
+    const client = new McpClient({ executable: "node" });
+    expect(client.stderr).toEqual({ text: "", truncated: false });
+    expect(client.metrics).toMatchObject({ lastExit: null, stderrTruncated: false, spawns: 0, queuedWrites: 0 });
   });
 });
