@@ -21,6 +21,7 @@ export function observe<K extends keyof ClientObserver>(
   event: Parameters<NonNullable<ClientObserver[K]>>[0],
 ): void {
   try {
+    // Stryker disable next-line OptionalChaining: calling a missing hook throws into the catch below, with the same outcome
     (observer?.[hook] as ((event: unknown) => void) | undefined)?.call(observer, event);
   } catch {
     // An observer is diagnostics; it must not change the protocol's outcome.
