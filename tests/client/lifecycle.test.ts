@@ -212,7 +212,7 @@ describe("close()", () => {
       spawned: (event: unknown) => events.push(["spawned", event]),
       exited: (event: unknown) => events.push(["exited", event]),
     };
-    const h = startClient({}, { observer });
+    const h = startClient({}, {}, observer);
     await h.client.initialize();
     const first = h.client.pid;
     await expect(h.client.callTool("exit", { code: 4 })).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });

@@ -35,12 +35,4 @@ describe("observer", () => {
     table.settle(3, { ok: true, value: "done" });
     await expect(promise).resolves.toBe("done");
   });
-
-  it("works as a plain table with no observer", async () => {
-    const table = new ObservedPendingTable(undefined);
-    const promise = table.open(1, "ping", { timeoutMs: 1_000, expireError });
-    expect(table.size).toBe(1);
-    table.settle(1, { ok: true, value: null });
-    await expect(promise).resolves.toBeNull();
-  });
 });

@@ -75,10 +75,8 @@ describe("resolveOptions", () => {
     const env = { MODE: "test" };
     const clientInfo = { name: "agent", version: "2", extra: true };
     const onNotification = () => {};
-    const observer = {};
-    const resolved = resolveOptions({ executable: "node", args, env, cwd: "/tmp", clientInfo, onNotification, observer, maxStderrBytes: 0 });
+    const resolved = resolveOptions({ executable: "node", args, env, cwd: "/tmp", clientInfo, onNotification, maxStderrBytes: 0 });
     expect(resolved).toMatchObject({ args: ["server.mjs"], env: { MODE: "test" }, cwd: "/tmp", maxStderrBytes: 0, onNotification });
-    expect(resolved.observer).toBe(observer);
     expect(resolved.args).not.toBe(args);
     expect(resolved.env).not.toBe(env);
     expect(resolved.clientInfo).toEqual({ name: "agent", version: "2" });
@@ -99,8 +97,6 @@ describe("resolveOptions", () => {
     [{ executable: "node", clientInfo: { name: "a" } }, "clientInfo must be { name: string, version: string }, got an object"],
     [{ executable: "node", clientInfo: { version: "1" } }, "clientInfo must be { name: string, version: string }, got an object"],
     [{ executable: "node", clientInfo: "agent" }, 'clientInfo must be { name: string, version: string }, got "agent"'],
-    [{ executable: "node", observer: null }, "observer must be an object, got null"],
-    [{ executable: "node", observer: "trace" }, 'observer must be an object, got "trace"'],
     [{ executable: "node", maxRequestBytes: 0 }, "maxRequestBytes must be a positive integer no larger than 1073741824, got 0"],
     [{ executable: "node", maxNotificationsPerSecond: 0 }, "maxNotificationsPerSecond must be a positive integer no larger than 1000000000, got 0"],
     [{ executable: "node", maxNotificationBytesPerSecond: 2 ** 41 }, `maxNotificationBytesPerSecond must be a positive integer no larger than ${2 ** 40}, got ${2 ** 41}`],

@@ -10,7 +10,7 @@ import { Connection } from "./connection.ts";
 import { McpError } from "./errors.ts";
 import { acceptInitializeResult, initializeParams, INITIALIZED_NOTICE } from "./handshake.ts";
 import { Lifecycle, type ClientState } from "./lifecycle.ts";
-import { observe } from "./observer.ts";
+import { observe, type ClientObserver } from "./observer.ts";
 import { resolveCallTimeout, resolveOptions, type McpClientOptions, type ResolvedOptions } from "./options.ts";
 import type { PendingTable } from "./pending.ts";
 import { checkToolsResult, isPlainObject, type InitializeResult, type Tool } from "./protocol.ts";
@@ -32,6 +32,7 @@ export class McpClient {
   private readonly lifecycle = new Lifecycle();
   private readonly counters: ClientMetrics = emptyMetrics();
   private readonly requests: Requests;
+  private readonly observer: ClientObserver | undefined;
   private connection: Connection | undefined;
   private handshake: Promise<InitializeResult> | undefined;
   private initResult: InitializeResult | undefined;
@@ -39,10 +40,11 @@ export class McpClient {
   private closing: Promise<void> | undefined;
   private lastStderr: { text: string; truncated: boolean } = { text: "", truncated: false };
 
-  // Validates options; spawns nothing.
-  constructor(options: McpClientOptions) {
+  // Validates options; spawns nothing. `observer` is for a production layer, not the lab.
+  constructor(options: McpClientOptions, observer?: ClientObserver) {
     this.options = resolveOptions(options);
-    this.requests = new Requests(this.options, this.counters, () => this.connection);
+    this.observer = observer;
+    this.requests = new Requests(this.options, this.counters, () => this.connection, observer);
   }
 
   // The table every request of this client lives in (owned by the request path).
@@ -184,7 +186,7 @@ export class McpClient {
       this.lifecycle.toIdle();
       throw spawnFailed(this.options.executable, cause);
     }
-    observe(this.options.observer, "spawned", { pid: connection.server.pid });
+    observe(this.observer, "spawned", { pid: connection.server.pid });
     this.assertOpen("initialize");
     return connection;
   }
@@ -221,7 +223,7 @@ export class McpClient {
       failed: (connection: Connection, error: McpError) => this.onFailure(connection, error),
       exited: (connection: Connection, info: ExitInfo) => {
         this.onExit(connection, info);
-        observe(this.options.observer, "exited", { ...info, expected: this.counters.lastExit!.expected });
+        observe(this.observer, "exited", { ...info, expected: this.counters.lastExit!.expected });
       },
     };
   }

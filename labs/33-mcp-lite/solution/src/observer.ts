@@ -1,6 +1,7 @@
-// An optional observer of the client's requests and server processes: the extension point
-// a production layer (packages/extensions) builds its trace and metrics on. It never sees
-// tool arguments, results or content, and a throwing observer never breaks the client.
+// An optional observer of the client's requests and server processes, McpClient's second
+// constructor argument: the extension point a production layer (packages/extensions)
+// builds its trace and metrics on. It never sees tool arguments, results or content, and a
+// throwing observer never breaks the client. Not part of the lab's contract.
 
 import { PendingTable, type OpenOptions } from "./pending.ts";
 import type { ExitInfo } from "./server-process.ts";
@@ -30,9 +31,9 @@ export function observe<K extends keyof ClientObserver>(
 
 // The request table, telling the observer about every request it registers.
 export class ObservedPendingTable extends PendingTable {
-  private readonly observer: ClientObserver | undefined;
+  private readonly observer: ClientObserver;
 
-  constructor(observer: ClientObserver | undefined) {
+  constructor(observer: ClientObserver) {
     super();
     this.observer = observer;
   }

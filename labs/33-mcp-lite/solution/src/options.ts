@@ -1,7 +1,6 @@
 // Client options: their types, their defaults (stated once, here) and their validation,
 // which runs in the constructor before anything is spawned or written.
 
-import type { ClientObserver } from "./observer.ts";
 import { check, integerOption } from "./validate.ts";
 
 /** Default per-request deadline, in milliseconds. */
@@ -58,8 +57,6 @@ export interface McpClientOptions {
   onNotification?: (notification: ServerNotification) => void;
   /** Product name and version sent as clientInfo. Default: lab33-mcp-lite-client 1.0.0. */
   clientInfo?: { name: string; version: string };
-  /** Watches requests and server processes (trace, metrics); sees no arguments or results. Default: none. */
-  observer?: ClientObserver;
 }
 
 export interface ResolvedOptions {
@@ -77,7 +74,6 @@ export interface ResolvedOptions {
   maxNotificationBytesPerSecond: number;
   onNotification: ((notification: ServerNotification) => void) | undefined;
   clientInfo: { name: string; version: string };
-  observer: ClientObserver | undefined;
 }
 
 // The largest delay setTimeout honours; a bigger one fires at once.
@@ -97,8 +93,6 @@ export function resolveOptions(options: McpClientOptions): ResolvedOptions {
   const clientInfo = options.clientInfo ?? { name: "lab33-mcp-lite-client", version: "1.0.0" };
   const infoOk = typeof clientInfo.name === "string" && typeof clientInfo.version === "string";
   check(infoOk, "clientInfo", "{ name: string, version: string }", clientInfo, CONFIGURE);
-  const { observer } = options;
-  check(observer === undefined || isObject(observer), "observer", "an object", observer, CONFIGURE);
   return {
     executable,
     args: [...args],
@@ -107,7 +101,6 @@ export function resolveOptions(options: McpClientOptions): ResolvedOptions {
     ...resolveLimits(options),
     onNotification,
     clientInfo: { name: clientInfo.name, version: clientInfo.version },
-    observer,
   };
 }
 

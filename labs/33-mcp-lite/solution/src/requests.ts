@@ -8,8 +8,8 @@ import type { Connection } from "./connection.ts";
 import { describeReason, McpError } from "./errors.ts";
 import { encodeLine, encodeRequest } from "./framing.ts";
 import type { ResolvedOptions } from "./options.ts";
-import { ObservedPendingTable } from "./observer.ts";
-import type { ExpireReason, PendingRecord, PendingTable } from "./pending.ts";
+import { ObservedPendingTable, type ClientObserver } from "./observer.ts";
+import { PendingTable, type ExpireReason, type PendingRecord } from "./pending.ts";
 import { throwInvalid } from "./validate.ts";
 
 export interface CallOptions {
@@ -26,9 +26,9 @@ export class Requests {
   /** The connection requests go to right now, if any. */
   private readonly connection: () => Connection | undefined;
 
-  constructor(options: ResolvedOptions, counters: ClientMetrics, connection: () => Connection | undefined) {
+  constructor(options: ResolvedOptions, counters: ClientMetrics, connection: () => Connection | undefined, observer?: ClientObserver) {
     this.options = options;
-    this.pending = new ObservedPendingTable(options.observer);
+    this.pending = observer ? new ObservedPendingTable(observer) : new PendingTable();
     this.counters = counters;
     this.connection = connection;
   }
