@@ -1,5 +1,5 @@
 // The project's whole suite: the lab's evidence tests (and probes) against the reference
-// solution, plus the project's own tests under tests/. `npm test` type-checks first.
+// solution, the @coding-agent/extensions package's tests, plus the project's own tests under tests/. `npm test` type-checks first.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     projects: [
       "labs/33-mcp-lite/vitest.config.ts",
+      "packages/extensions/vitest.config.ts",
       {
         test: {
           name: "project",
@@ -21,7 +22,7 @@ export default defineConfig({
     ],
     coverage: {
       provider: "v8",
-      include: ["labs/33-mcp-lite/solution/src/**/*.ts", "grader/**/*.{ts,mjs}", "fixtures/*.{ts,mjs}"],
+      include: ["labs/33-mcp-lite/solution/src/**/*.ts", "packages/extensions/src/**/*.ts", "grader/**/*.{ts,mjs}", "fixtures/*.{ts,mjs}"],
       // Not measured in-process: grader/child/* runs inside the vitest child each grade spawns,
       // grader/bench.ts and fixtures/measure-startup.mjs are benchmarks, platforms are CI files,
       // fixtures/mcp-server-coverage.mjs is the collector itself.

@@ -26,6 +26,7 @@ const { parseAstAsync } = await import("vite");
 /** Minimum percentages per group; a group below its line or branch minimum fails the run. */
 const THRESHOLDS = {
   "labs/33-mcp-lite/solution/src/": { lines: 90, branches: 80 },
+  "packages/extensions/src/": { lines: 90, branches: 75 },
   "grader/": { lines: 90, branches: 60 },
   "fixtures/": { lines: 80, branches: 70 },
 };
