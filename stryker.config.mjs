@@ -14,7 +14,7 @@ export default {
   tsconfigFile: "tsconfig.stryker.json",
   coverageAnalysis: "perTest",
   concurrency: 1,
-  timeoutMS: 20_000,
+  timeoutMS: 10_000,
   reporters: ["clear-text", "progress", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   thresholds: { high: 90, low: 80, break: null },
