@@ -202,3 +202,27 @@ describe("McpClient exits", () => {
     expect(client.metrics).toMatchObject({ lastExit: null, stderrTruncated: false, spawns: 0, queuedWrites: 0 });
   });
 });
+
+describe("McpClient close and readiness", () => {
+  it("rejects a call still pending at close() as closed, naming it", async () => {
+    const h = startClient();
+    await h.client.initialize();
+    const held = h.client.callTool("echo", { value: 1, delay: 60_000 });
+    await h.client.close();
+    await expect(held).rejects.toMatchObject({
+      code: "CLIENT_CLOSED",
+      phase: "close",
+      message: "tools/call (id 2): the client was closed",
+      outcome: "unknown",
+    });
+  });
+
+  it("refuses calls while the handshake is still running", async () => {
+    const client = scripted();
+    const init = client.initialize();
+    expect(client.state).toBe("starting");
+    expect(await refusal(() => client.listTools())).toMatchObject({ code: "MCP_NOT_INITIALIZED", method: "tools/list" });
+    await init;
+  });
+});
+
