@@ -8,6 +8,7 @@ export default defineConfig({
     projects: [
       "labs/33-mcp-lite/vitest.config.ts",
       "packages/extensions/vitest.config.ts",
+      "labs/13-process-boundary/vitest.config.ts",
       {
         test: {
           name: "project",
@@ -26,7 +27,21 @@ export default defineConfig({
       // Not measured in-process: grader/child/* runs inside the vitest child each grade spawns,
       // grader/bench.ts and fixtures/measure-startup.mjs are benchmarks, platforms are CI files,
       // fixtures/mcp-server-coverage.mjs is the collector itself.
-      exclude: ["**/*.test.ts", "tests/**", "grader/platforms/**", "grader/child/**", "grader/bench.ts", "fixtures/measure-startup.mjs", "fixtures/mcp-server-coverage.mjs"],
+      // Likewise the sandbox's inside (ns-init, the guard and its hooks, the confinement
+      // plugin and its policy, the grade config): they run only in the processes a grade starts.
+      exclude: [
+        "**/*.test.ts",
+        "tests/**",
+        "grader/platforms/**",
+        "grader/child/**",
+        "grader/bench.ts",
+        "fixtures/measure-startup.mjs",
+        "fixtures/mcp-server-coverage.mjs",
+        "grader/sandbox/{ns-init,guard,guard-hooks,policy}.mjs",
+        "grader/sandbox/confine.ts",
+        "grader/vitest.grade.config.ts",
+        "grader/vitest-overrides.ts",
+      ],
       // `npm run coverage` (scripts/coverage.mjs) adds the fixture server's child-process
       // coverage and enforces the thresholds per group.
       reporter: ["text-summary", "json"],

@@ -15,6 +15,8 @@ export interface GradeSample {
   exitCode: number | null;
   /** `status` from the --json result file, or why it could not be read. */
   status: string;
+  /** `phases` from the result file: when each phase ended, ms since the grade began. */
+  phases?: Record<string, number>;
 }
 
 /** A grade that takes longer than this is stopped and reported as such. */
@@ -53,13 +55,16 @@ export function timeGrade(root: string, target: GradeTarget): Promise<GradeSampl
       const ms = performance.now() - began;
       clearTimeout(timer);
       let status: string;
+      let phases: Record<string, number> | undefined;
       try {
-        status = String((JSON.parse(readFileSync(resultFile, "utf8")) as { status?: unknown }).status);
+        const result = JSON.parse(readFileSync(resultFile, "utf8")) as { status?: unknown; phases?: Record<string, number> };
+        status = String(result.status);
+        phases = result.phases;
       } catch {
         status = signal ? `killed (${signal}) after ${GRADE_DEADLINE_MS} ms` : `no result file; stderr: ${stderr.trim().slice(0, 300)}`;
       }
       rmSync(dir, { recursive: true, force: true });
-      resolve({ target, ms, exitCode, status });
+      resolve(phases ? { target, ms, exitCode, status, phases } : { target, ms, exitCode, status });
     });
   });
 }

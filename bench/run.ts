@@ -312,6 +312,19 @@ function buildSections(config: BenchConfig, collected: Collected): Section[] {
     if (samples.length === 0) return undefined;
     return figure(samples.map((sample) => sample.ms / 1000));
   };
+  const PHASES: Array<[string, string]> = [
+    ["copyMs", "copy"],
+    ["typecheckEndMs", "type check"],
+    ["importCheckEndMs", "import check"],
+    ["testsEndMs", "tests"],
+    ["totalMs", "grade() total"],
+  ];
+  const phaseCell = (target: GradeTarget, key: string): Cell | undefined => {
+    const values = grades(target)
+      .map((sample) => sample.phases?.[key])
+      .filter((v): v is number => typeof v === "number");
+    return values.length === 0 ? undefined : figure(values.map((ms) => ms / 1000));
+  };
   const gradeNotes = (["solution", "starter"] as const).map((target) => {
     const samples = grades(target);
     if (samples.length === 0) return `${target}: not measured${config.graderRuns === 0 ? " (grades skipped)" : graderExists(ROOT) ? " (see failed measurements)" : " (no grader/cli.ts)"}`;
@@ -326,7 +339,18 @@ function buildSections(config: BenchConfig, collected: Collected): Section[] {
       { key: "starter", label: "starter" },
     ],
     ratios: [],
-    rows: [{ id: "grade-time", label: "full grade, wall time", unit: "s", better: "lower", cells: { solution: gradeCell("solution"), starter: gradeCell("starter") } }],
+    rows: [
+      { id: "grade-time", label: "full grade, wall time", unit: "s", better: "lower", cells: { solution: gradeCell("solution"), starter: gradeCell("starter") } },
+      // The result's `phases`: when each phase ended, from the grade's own start (the type
+      // check and the import check overlap the tests; the CLI's own start-up is the rest).
+      ...PHASES.map(([key, label]) => ({
+        id: `grade-${key}`,
+        label: `phase: ${label} ended at`,
+        unit: "s" as const,
+        better: "lower" as const,
+        cells: { solution: phaseCell("solution", key), starter: phaseCell("starter", key) },
+      })),
+    ],
     notes: gradeNotes,
   };
 

@@ -1,7 +1,7 @@
 // The grade command line, as a function: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
 //                  [--format text|json|markdown|gradescope|exercism|junit] [--out FILE]
 //                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX]]
-//                  [--deadline-ms N] [--hang-ms N] [--keep] [--from RESULT.json]
+//                  [--deadline-ms N] [--hang-ms N] [--keep] [--sandbox required|auto|off] [--from RESULT.json]
 // --from re-renders a saved native result in another --format without grading again.
 // Exit status: 0 pass, 1 fail, 2 could not grade (CONTRACT §2). The --json file is
 // written in every case, even when grading itself broke.
@@ -14,10 +14,12 @@ import { grade, loadManifest, maxScoreOf, notRunChecks } from "./grade.ts";
 import type { Lang } from "./manifest.ts";
 import { FORMATS, render, type Format } from "./report/index.ts";
 import { exitCodeOf, type GradeResult } from "./result.ts";
+import { SANDBOX_MODES, type SandboxMode } from "./sandbox/index.ts";
 
 const USAGE = `usage: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
        [--format text|json|markdown|gradescope|exercism|junit] [--out FILE] [--seed N] [--lang zh|en]
        [--batch DIR [--workers N] [--gradebook PREFIX]] [--deadline-ms N] [--hang-ms N] [--keep]
+       [--sandbox required|auto|off]   OS sandbox for the submission (default auto)
        [--from RESULT.json]   re-render a saved --json result in another --format`;
 
 /** Where the CLI writes; tests pass their own. */
@@ -68,6 +70,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       "deadline-ms": { type: "string" },
       "hang-ms": { type: "string" },
       keep: { type: "boolean", default: false },
+      sandbox: { type: "string", default: "auto" },
       from: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -78,12 +81,16 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // --lang wins; otherwise LAB_LANG=en (the same switch the lab's tests read) picks English.
+  values.lang ??= process.env.LAB_LANG === "en" ? "en" : undefined;
   const lang = values.lang === undefined || values.lang === "zh" ? "zh" : values.lang === "en" ? "en" : undefined;
   if (!lang) throw new UsageError(`--lang must be zh or en, got ${values.lang}`);
   const format = values.format as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
   const seed = values.seed === undefined ? undefined : integer("--seed", values.seed);
   if (values.solution && values.submission) throw new UsageError("give --submission or --solution, not both");
+  const sandbox = values.sandbox as SandboxMode;
+  if (!SANDBOX_MODES.includes(sandbox)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}, got ${values.sandbox}`);
   const common = {
     lab: values.lab,
     lang: lang as Lang,
@@ -91,6 +98,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
     deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"], 1),
     hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"], 1),
     keep: values.keep,
+    sandbox,
   };
 
   if (values.from) {

@@ -25,6 +25,11 @@ export interface CorpusExpectation {
   mustPass: string[];
   /** Text the result's message must contain (could-not-grade entries: the file and line). */
   messageIncludes?: string[];
+  /** Harmful or racy outside the OS sandbox (it writes into the project or the machine, or
+   *  leaves a daemon the unsandboxed scans can miss): graded only where the sandbox is available. */
+  needsSandbox?: boolean;
+  /** Overall deadline for this entry's grade, in ms (entries that can only end at the deadline). */
+  deadlineMs?: number;
 }
 
 export interface CorpusEntry {

@@ -20,6 +20,7 @@ const catalog = {
   importWhere: { zh: "，卡在 {where}", en: "; it was stuck at {where}" },
   missingExport: { zh: "{file} 没有导出 {name}", en: "{file} does not export {name}" },
   notAClass: { zh: "{file} 导出的 {name} 不是类", en: "{file} exports {name}, but it is not a class" },
+  notAFunction: { zh: "{file} 导出的 {name} 不是函数", en: "{file} exports {name}, but it is not a function" },
   noTests: { zh: "没有运行任何测试（0 个），无法评分", en: "no test ran (0 tests); nothing to grade" },
   runDeadline: {
     zh: "评分超过总时限 {ms} ms 被终止{running}",
@@ -45,8 +46,8 @@ const catalog = {
   failedTests: { zh: "{failed}/{total} 个测试失败", en: "{failed} of {total} tests failed" },
   allPassed: { zh: "{total} 个测试全部通过", en: "all {total} tests passed" },
   orphanAfterClose: {
-    zh: "「{test}」：close() 之后进程 {pids} 仍然存活（已由评分器 SIGKILL）",
-    en: "\"{test}\": process(es) {pids} still alive after close() (SIGKILLed by the grader)",
+    zh: "「{test}」：测试收尾时（close() 或运行结束之后）进程 {pids} 仍然存活（已由评分器 SIGKILL）",
+    en: "\"{test}\": process(es) {pids} still alive when the test wrapped up (after close() or the end of the run; SIGKILLed by the grader)",
   },
   strayProcess: {
     zh: "「{test}」：提交自己启动的进程 {pid}（{command}）在测试结束后仍然存活（已 SIGKILL）",
@@ -60,6 +61,32 @@ const catalog = {
   noOrphans: { zh: "{count} 个服务器进程，全部在 close() 后消失", en: "{count} server process(es), all gone after close()" },
   notRun: { zh: "未运行（评分提前结束）", en: "not run (grading stopped early)" },
   unknownTest: { zh: "未知测试", en: "unknown test" },
+  importsOutside: {
+    zh: "导入了提交目录之外的模块（只允许提交自己的文件和 node: 内置模块）：{where}",
+    en: "imports outside the submission (only the submission's own files and node: built-ins are allowed): {where}",
+  },
+  sandboxFailed: { zh: "评分沙箱无法建立：{why}", en: "the grading sandbox could not be set up: {why}" },
+  sandboxRequired: {
+    zh: "要求使用沙箱（--sandbox required），但本机不支持：{why}",
+    en: "a sandbox is required (--sandbox required) but this machine cannot provide one: {why}",
+  },
+  sandboxUnavailable: {
+    zh: "注意：本机无法建立评分沙箱（{why}），提交将不经隔离运行",
+    en: "note: no grading sandbox on this machine ({why}); submissions run without isolation",
+  },
+  channelTampered: {
+    zh: "测试结果通道被篡改（{why}），结果不可信",
+    en: "the result channel was tampered with ({why}); the results cannot be trusted",
+  },
+  memoryExhausted: {
+    zh: "内存耗尽：运行「{test}」时测试进程超出了内存上限",
+    en: "memory exhausted: the test process ran out of memory while running \"{test}\"",
+  },
+  workerCrashed: {
+    zh: "测试进程在运行「{test}」时崩溃",
+    en: "the test process crashed while running \"{test}\"",
+  },
+  importCheckTag: { zh: "导入检查时启动", en: "started during the import check" },
 } as const;
 
 export type GraderMessage = keyof typeof catalog;

@@ -30,6 +30,20 @@ export interface CheckDef {
   describes?: string[];
 }
 
+/** One TODO of the starter, in the order the learner should do them. */
+export interface TodoDef {
+  /** The tag as the starter writes it: TODO(<tag>). The learner deletes the markers when done. */
+  tag: string;
+  /** What to do, in the learner's language. */
+  title: Text;
+  /** Lesson section number as the lesson prints it, e.g. "7.5". */
+  section: string;
+  /** Lesson section (a path with #anchor, relative to the repo root). */
+  lesson: string;
+  /** Checks that cover this TODO: it is done when they all pass. Homework checks may appear. */
+  checks: string[];
+}
+
 export interface LabManifest {
   /** Folder name under labs/, e.g. "33-mcp-lite". */
   id: string;
@@ -40,6 +54,8 @@ export interface LabManifest {
   /** The file every submission must have, relative to the submission folder, and its exports. */
   entry: string;
   requiredExports: string[];
+  /** Packages (node_modules names) a submission may import; none when absent. */
+  allowedPackages?: string[];
   /** Vitest config of the lab, relative to the lab folder; it reads LAB_SUBMISSION and LAB_TEST_FILES. */
   vitestConfig: string;
   /** Test files relative to the lab folder: the evidence tests and the rubric probes. */
@@ -50,6 +66,13 @@ export interface LabManifest {
   /** Points per passing homework/... describe block (bonus, never part of maxScore). */
   homeworkWeight: number;
   checks: CheckDef[];
+  /** The starter's TODOs in order, with the checks covering each (the report shows progress by TODO). */
+  todos?: TodoDef[];
+  /**
+   * What kind of value each required export must be; default "class". The grader's import
+   * check refuses anything else.
+   */
+  exportKinds?: Record<string, "class" | "function">;
   /** The statuses the grader must report for the lab's own folders (pinned by tests/grader). */
   expected: {
     solution: Record<string, CheckStatus>;

@@ -9,11 +9,16 @@ import { pathToFileURL } from "node:url";
 import { t } from "./i18n.ts";
 import type { Lang, LabManifest } from "./manifest.ts";
 import { killGroup } from "./procs.ts";
+import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
 
 /** Largest submission copied, in bytes; anything bigger is refused. */
 export const MAX_SUBMISSION_BYTES = 20 * 1024 * 1024;
 /** How long the import smoke test may take before it counts as hung, in ms. */
 export const IMPORT_HANG_MS = 4_000;
+/** Safety net behind the import check's own watchdog (which names the stuck line once the
+ *  process is up): the process start and tsx's loading come before its 4 s, and take seconds
+ *  on a loaded machine. */
+export const IMPORT_DEADLINE_MS = IMPORT_HANG_MS + 16_000;
 /** How long the type check may take, in ms. */
 export const TYPECHECK_DEADLINE_MS = 30_000;
 
@@ -137,23 +142,133 @@ export async function typecheck(root: string, gradeDir: string, copy: string, ma
   return { ok: false, message: t("typeError", lang, { where, text: first[4] }) + more };
 }
 
-// Imports the entry module in a child process with a deadline and checks the exports.
-export async function importSmoke(root: string, gradeDir: string, copy: string, manifest: LabManifest, lang: Lang): Promise<Preflight> {
-  const outFile = join(gradeDir, "import-smoke.json");
+export interface SmokeContext {
+  root: string;
+  copy: string;
+  manifest: LabManifest;
+  lang: Lang;
+  sandbox: SandboxKind;
+  hide: string[];
+  gradeDir: string;
+  /** Writable folder of its own (the test run has another). */
+  scratch: string;
+  /** The resolution policy ($LAB_CONFINE). */
+  confine: string;
+}
+
+export interface SmokeOutcome {
+  verdict: Preflight;
+  /** The import confinement refused an import (this verdict then wins over a type error). */
+  refused?: boolean;
+  /** Processes alive in the sandbox when the import check ended (sandbox only). */
+  leftovers: Array<{ pid: number; command: string }>;
+}
+
+// Imports the entry module in a child process (sandboxed where possible) with a deadline,
+// under the strict resolution guard, and checks the exports.
+export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
+  const { copy, manifest, lang } = c;
   const entry = join(copy, manifest.entry);
-  const script = join(root, "grader", "child", "import-smoke.mjs");
-  const tsxLoader = join(root, "node_modules", "tsx", "dist", "loader.mjs");
-  const out = await runBounded(
-    process.execPath,
-    ["--import", pathToFileURL(tsxLoader).href, script, entry, outFile, String(IMPORT_HANG_MS), ...manifest.requiredExports],
-    { cwd: root, deadlineMs: IMPORT_HANG_MS + 4_000, env: { PATH: process.env.PATH ?? "" } },
-  );
-  let verdict: any;
-  try {
-    verdict = JSON.parse(readFileSync(outFile, "utf8"));
-  } catch {
-    verdict = undefined;
+  const script = join(c.root, "grader", "child", "import-smoke.mjs");
+  const tsxLoader = join(c.root, "node_modules", "tsx", "dist", "loader.mjs");
+  const violationLog = join(c.scratch, "violations.jsonl");
+  const payload = startPayload({
+    command: [process.execPath, "--max-old-space-size=512", "--import", pathToFileURL(tsxLoader).href, script, entry, String(IMPORT_HANG_MS), ...manifest.requiredExports],
+    cwd: c.scratch,
+    env: { PATH: process.env.PATH ?? "", HOME: c.scratch, LAB_CONFINE: c.confine, LAB_CONFINE_STRICT: "1", LAB_VIOLATION_LOG: violationLog },
+    input: "",
+    sandbox: c.sandbox,
+    root: c.root,
+    hide: c.hide,
+    gradeDir: c.gradeDir,
+    scratch: c.scratch,
+    cpuSeconds: Math.ceil(IMPORT_DEADLINE_MS / 1000) + 5,
+  });
+  payload.stdin.end();
+  const out = await boundedPayload(payload, IMPORT_DEADLINE_MS);
+  const report = await payload.report;
+  const leftovers = report?.alive ?? [];
+  if (report?.setupError) return { verdict: { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0] }) }, leftovers };
+  const violations = readViolations(violationLog);
+  if (violations.length > 0) return { verdict: { ok: false, message: violationMessage(violations, lang) }, refused: true, leftovers };
+  const verdict = smokeVerdict(out, c);
+  return { verdict, leftovers, ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
+}
+
+// The could-not-grade message for imports the confinement refused.
+export function violationMessage(violations: Array<{ where: string; spec: string }>, lang: Lang): string {
+  const list = violations.slice(0, 3).map((v) => `${v.where} (${v.spec})`).join(", ");
+  return t("importsOutside", lang, { where: list });
+}
+
+export function readViolations(file: string): Array<{ where: string; spec: string }> {
+  if (!existsSync(file)) return [];
+  const out: Array<{ where: string; spec: string }> = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    try {
+      const v = JSON.parse(line) as { where?: unknown; spec?: unknown };
+      if (typeof v.where === "string" && typeof v.spec === "string") out.push({ where: v.where, spec: v.spec });
+    } catch {
+      // a torn or empty line
+    }
   }
+  return out;
+}
+
+interface PayloadOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** The last JSON line the payload wrote to fd 3. */
+  verdict: any;
+}
+
+// Waits for a payload with a deadline (then kills its group); collects its fd-3 lines.
+function boundedPayload(payload: Payload, deadlineMs: number): Promise<PayloadOutcome> {
+  const { child } = payload;
+  let text = "";
+  payload.channel.setEncoding("utf8");
+  payload.channel.on("data", (chunk: string) => {
+    if (text.length < 1_000_000) text += chunk;
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return new Promise((resolvePromise) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid) killGroup(child.pid);
+    }, deadlineMs);
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      if (child.pid) killGroup(child.pid);
+      // The verdict may still be in flight: wait for the channel's write ends to close
+      // (at once in the sandbox, whose processes are all gone; bounded without it).
+      const closed = new Promise<void>((r) => {
+        if (payload.channel.closed) r();
+        payload.channel.once("close", () => r());
+      });
+      void Promise.race([closed, new Promise((r) => setTimeout(r, 500).unref())]).then(() => {
+        payload.channel.destroy();
+        let verdict: any;
+        for (const line of text.split("\n")) {
+          try {
+            if (line.trim()) verdict = JSON.parse(line);
+          } catch {
+            // not a verdict line
+          }
+        }
+        resolvePromise({ code, signal, timedOut, verdict });
+      });
+    };
+    child.on("error", () => finish(null, null));
+    child.on("exit", (code, signal) => finish(code, signal));
+  });
+}
+
+function smokeVerdict(out: PayloadOutcome, c: SmokeContext): Preflight {
+  const { copy, manifest, lang } = c;
+  const verdict = out.verdict;
   const file = manifest.entry;
   if (!verdict) {
     return { ok: false, message: t("importHung", lang, { file, ms: IMPORT_HANG_MS, where: out.timedOut ? "" : ` (exit ${out.code ?? out.signal})` }) };
@@ -162,14 +277,19 @@ export async function importSmoke(root: string, gradeDir: string, copy: string, 
     for (const name of manifest.requiredExports) {
       const kind = verdict.exports?.[name];
       if (kind === "missing") return { ok: false, message: t("missingExport", lang, { file, name }) };
-      if (kind !== "class") return { ok: false, message: t("notAClass", lang, { file, name }) };
+      const want = manifest.exportKinds?.[name] ?? "class";
+      if (kind !== want) return { ok: false, message: t(want === "class" ? "notAClass" : "notAFunction", lang, { file, name }) };
     }
     return { ok: true };
   }
   if (verdict.kind === "hung") {
-    const frame = (verdict.frames as Array<{ url: string; line: number }>).find((f) => f.url.includes(copy));
-    const where = frame ? t("importWhere", lang, { where: `${relative(copy, frame.url.replace(/^file:\/\//, ""))}:${frame.line}` }) : "";
+    const frame = ((verdict.frames ?? []) as Array<{ url: string; line: number }>).find((f) => String(f.url).includes(copy));
+    const where = frame ? t("importWhere", lang, { where: `${relative(copy, String(frame.url).replace(/^file:\/\//, ""))}:${frame.line}` }) : "";
     return { ok: false, message: t("importHung", lang, { file, ms: IMPORT_HANG_MS, where }) };
+  }
+  if (/imports outside the submission/.test(String(verdict.message))) {
+    const m = /imports outside the submission: (.*?) \((.*)\)$/.exec(String(verdict.message));
+    return { ok: false, message: violationMessage([{ where: m?.[1] ?? file, spec: m?.[2] ?? "?" }], lang) };
   }
   const frame = String(verdict.stack)
     .split("\n")

@@ -1,6 +1,7 @@
 // The grader's native result (CONTRACT §2), plus the details the report formats use.
 
 import type { CheckKind, CheckStatus, Lang } from "./manifest.ts";
+import type { TodoProgress } from "./report/progress.ts";
 
 /** One message the fixture server logged (dir "in" = received, "out" = sent). */
 export interface TraceEntry {
@@ -50,7 +51,12 @@ export interface GradeResult {
   submission: string;
   startedAt: string;
   durationMs: number;
+  /** When each phase of the grade ended, in ms since it started (copyMs, typecheckEndMs,
+   *  importCheckEndMs, testsEndMs, totalMs); the type check and the import check overlap the tests. */
+  phases?: Record<string, number>;
   checks: CheckResult[];
+  /** Progress by the starter's TODOs, in order, when the lab's manifest lists them. */
+  todos?: TodoProgress[];
 }
 
 /** Exit status of the CLI for a result: 0 pass, 1 fail, 2 could not grade. */

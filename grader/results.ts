@@ -67,6 +67,8 @@ export interface BuildInput {
   survivors: Array<{ pid: number; command: string }>;
   deadlineMs: number;
   homeworkFiles: string[];
+  /** Every test file of the run (relative to the lab), to name the unfinished ones at the deadline. */
+  testFiles?: string[];
 }
 
 /** Longest failure message kept per test, in characters. */
@@ -102,13 +104,22 @@ export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?:
       if (file.assertionResults.length === 0 && file.status !== "passed") {
         fileErrors.set(rel, t("fileFailed", lang, { file: rel, text: firstLines(file.message) }));
       }
+      // A file whose worker died (vitest leaves it pending): memory exhaustion or a crash,
+      // charged to the checks of that file, naming the test that was running.
+      if (file.status === "crashed") {
+        const running = file.assertionResults.find((a) => a.status !== "passed" && a.status !== "failed");
+        const test = running ? [...running.ancestorTitles, running.title].join(" > ") : rel;
+        fileErrors.set(rel, t(outOfMemory(run.output) ? "memoryExhausted" : "workerCrashed", lang, { test }));
+      }
       for (const a of file.assertionResults) tests.push(fromAssertion(rel, a, lang, input));
     }
     if (json.numTotalTests === 0 || tests.length === 0) runError = t("noTests", lang);
   } else {
     tests = fromProgress(input);
     if (run.timedOut) {
-      const running = runningTests(input.progress);
+      let running = runningTests(input.progress);
+      // A test stuck in synchronous code never reports its start: name its file instead.
+      if (running.length === 0) running = unfinishedFiles(input);
       runError = t("runDeadline", lang, {
         ms: input.deadlineMs,
         running: running.length > 0 ? t("runDeadlineRunning", lang, { tests: running.join("; ") }) : "",
@@ -125,13 +136,15 @@ export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?:
 
   const checks: CheckResult[] = [];
   for (const def of manifest.checks) {
-    if (def.id === "probe/orphans") {
+    // A probe with no tests of its own is the orphan probe, whatever the lab calls it.
+    if (def.kind === "probe" && describesOf(def).length === 0) {
       checks.push(orphanCheck(def, input, runError));
       continue;
     }
     const describes = describesOf(def);
     const mine = tests.filter((x) => describes.includes(x.describe));
-    checks.push(testCheck(def, mine, lang, runError ?? fileErrorFor(def, manifest, fileErrors)));
+    const ownFiles = new Set(mine.map((x) => x.file));
+    checks.push(testCheck(def, mine, lang, runError ?? fileErrorFor(def, manifest, fileErrors, ownFiles)));
   }
   // Homework: every homework/... describe found, as bonus checks.
   const homeworkDescribes = [...new Set(tests.filter((x) => x.describe.startsWith("homework/")).map((x) => x.describe))];
@@ -193,9 +206,12 @@ function fromProgress(input: BuildInput): FoundTest[] {
 // file and test name but leaves the test passed); one tagged with a file only fails every
 // check of that file; one with neither makes the run ungradable, never a pass.
 function failOnUnhandled(tests: FoundTest[], input: BuildInput): string | undefined {
+  const crashed = (input.json?.testResults ?? []).some((f) => f.status === "crashed");
   for (const u of input.progress) {
     if (u.event !== "unhandled") continue;
     const message = t("unhandledError", input.lang, { error: firstLines(u.errors?.[0] ?? "", 300) });
+    // A worker that died is reported with the file it was running (see buildChecks).
+    if (!u.file && crashed && /Worker \w+ emitted error/.test(u.errors?.[0] ?? "")) continue;
     if (!u.file) return message;
     const file = relative(input.labDir, u.file);
     const inFile = tests.filter((x) => x.file === file);
@@ -207,6 +223,16 @@ function failOnUnhandled(tests: FoundTest[], input: BuildInput): string | undefi
     }
   }
   return undefined;
+}
+
+/** Did a worker run out of memory (V8's fatal error on its stderr)? */
+export function outOfMemory(output: string): boolean {
+  return /JavaScript heap out of memory|Reached heap limit|ERR_WORKER_OUT_OF_MEMORY/.test(output);
+}
+
+function unfinishedFiles(input: BuildInput): string[] {
+  const ended = new Set(input.progress.filter((p) => p.event === "end").map((p) => relative(input.labDir, p.file)));
+  return (input.testFiles ?? []).filter((file) => !ended.has(file));
 }
 
 function runningTests(progress: ProgressRecord[]): string[] {
@@ -253,9 +279,10 @@ function attachTraces(tests: FoundTest[], workspaces: WorkspaceRecord[]): void {
   }
 }
 
-function fileErrorFor(def: CheckDef, manifest: LabManifest, fileErrors: Map<string, string>): string | undefined {
+function fileErrorFor(def: CheckDef, manifest: LabManifest, fileErrors: Map<string, string>, ownFiles: Set<string>): string | undefined {
   const files = def.kind === "evidence" ? manifest.evidenceFiles : def.kind === "rubric" ? manifest.probeFiles : [];
-  for (const file of files) {
+  // The check's own files first (those holding its tests), then any file of its kind.
+  for (const file of [...files.filter((f) => ownFiles.has(f)), ...files]) {
     const error = fileErrors.get(file);
     if (error) return error;
   }

@@ -1,23 +1,34 @@
 // What a grading run adds to the lab's own vitest config (which it never replaces): the
-// grader's setup file, one worker process per test file, a safety-net test timeout and a
-// private cache dir. The grader writes a small config per grade that merges the two, so
-// vitest bundles both files the usual way.
+// grader's setup file, one worker process per test file, a safety-net test timeout, a
+// private cache dir, the import-confinement plugin for the submission (sandbox/confine.ts)
+// and, in every worker, the Node-level guard (sandbox/guard.mjs) and a heap cap. The config
+// vitest loads is the fixed file grader/vitest.grade.config.ts, which merges the two; it
+// learns the lab and the submission from the environment, so no file is written per grade.
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ViteUserConfig } from "vitest/config";
+import { confinePlugin } from "./sandbox/confine.ts";
+import { policyFromEnv } from "./sandbox/policy.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Default safety net behind the harness's own hang detectors, in ms. */
 export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
 
+/** Heap cap of each test worker, in MiB: a submission that exhausts memory fails fast, named. */
+export const WORKER_HEAP_MB = 512;
+
 export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserConfig {
   const testTimeoutMs = Number(env.LAB_TEST_TIMEOUT_MS ?? DEFAULT_TEST_TIMEOUT_MS);
+  const policy = policyFromEnv(env);
   return {
     cacheDir: env.LAB_GRADE_CACHE_DIR ?? join(here, "..", "node_modules", ".vite-grade"),
+    plugins: policy ? [confinePlugin(policy)] : [],
     test: {
+      execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy ? ["--import", join(here, "sandbox", "guard.mjs")] : [])],
       setupFiles: [join(here, "child", "setup.ts")],
+      globalSetup: policy ? [join(here, "child", "gate.ts")] : [],
       pool: "forks",
       fileParallelism: true,
       maxWorkers: Number(env.LAB_MAX_WORKERS ?? 6),
@@ -29,15 +40,4 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
       watch: false,
     },
   };
-}
-
-// The source of the per-grade config file that merges the lab's config with these overrides.
-export function gradeConfigSource(labConfigFile: string): string {
-  return [
-    `import { mergeConfig } from "vitest/config";`,
-    `import base from ${JSON.stringify(labConfigFile)};`,
-    `import { gradeOverrides } from ${JSON.stringify(join(here, "vitest-overrides.ts"))};`,
-    `export default mergeConfig(base, gradeOverrides());`,
-    ``,
-  ].join("\n");
 }

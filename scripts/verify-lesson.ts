@@ -1,4 +1,14 @@
-// `npm run verify:lesson -- 33 [--lang zh|en] [--json FILE]`: checks one lesson as a whole.
+// Two checks of one lesson.
+//
+// `npm run verify:lesson -- 33 [--lang zh|en] [--submission DIR] [--json FILE]` is the
+// learner's self-check, right at every stage of the lab: the environment (Node, the installed
+// dependencies), the lesson and its manifest, and the learner's copy (default: the starter),
+// which must type-check, import and be gradable; it is graded and its progress by TODO shown,
+// but a copy that does not pass yet is not a failure of the self-check. Exit 0 when the
+// environment, the lesson and the copy are all usable; 1 otherwise.
+//
+// `npm run verify:maintainer -- 33 [--lang zh|en] [--json FILE]` is the maintainers' check
+// of the lesson as a whole (run by `npm test` through tests/lesson/verify.test.ts):
 //   1. the lesson file is there, with every section the course requires and every anchor
 //      the lab manifest's hints point to;
 //   2. its code excerpts match the regions of the real files they quote;
@@ -16,8 +26,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { extractCommands, LESSON_RUN_ENV, runCommand } from "../lessons/tools/commands.ts";
-import { anchorsOf, REQUIRED_ANCHORS, REQUIRED_CHECKS } from "../lessons/tools/requirements.ts";
+import { anchorsOf, requirementsFor } from "../lessons/tools/requirements.ts";
 import { checkSnippets, ROOT } from "../lessons/tools/snippets.ts";
+import { renderProgress } from "../grader/report/progress.ts";
 
 type Lang = "zh" | "en";
 type Status = "pass" | "fail" | "skip";
@@ -41,7 +52,12 @@ const TITLES: Record<string, { zh: string; en: string }> = {
   solution: { zh: "参考实现通过全部证据、rubric 与孤儿检查", en: "the solution passes every evidence, rubric and orphan check" },
   starter: { zh: "starter 恰好失败预期的检查", en: "the starter fails exactly the pinned checks" },
   commands: { zh: "课程中的命令都能运行", en: "the lesson's commands run" },
+  environment: { zh: "运行环境（Node 与已安装的依赖）", en: "environment (Node and the installed dependencies)" },
+  copy: { zh: "你的工作副本可以评分", en: "your working copy can be graded" },
 };
+
+/** Oldest Node major version the workbook supports. */
+const MIN_NODE_MAJOR = 20;
 
 
 // Finds lessons/<N>-*/ and labs/<N>-*/ for a lesson number or a full lab id.
@@ -66,14 +82,20 @@ async function timed(id: string, lang: Lang, run: () => Promise<{ status: Status
   return { id, title: TITLES[id]![lang], ...outcome, elapsedMs: Date.now() - started };
 }
 
-function checkLesson(lessonDir: string, manifest: any): { status: Status; details: string[] } {
+function checkLesson(lessonDir: string, labId: string, manifest: any): { status: Status; details: string[] } {
   const file = join(lessonDir, "README.md");
   if (!existsSync(file)) return { status: "fail", details: [`missing ${file}`] };
   const text = readFileSync(file, "utf8");
   const anchors = anchorsOf(text);
   const details: string[] = [];
-  for (const anchor of REQUIRED_ANCHORS) if (!anchors.has(anchor)) details.push(`missing section anchor #${anchor}`);
+  for (const anchor of requirementsFor(labId).anchors) if (!anchors.has(anchor)) details.push(`missing section anchor #${anchor}`);
   if (!text.includes("```mermaid") || !text.includes("sequenceDiagram")) details.push("missing the sequence diagram");
+  const english = join(lessonDir, "README.en.md");
+  if (!existsSync(english)) details.push(`missing the English companion ${english}`);
+  else {
+    const en = anchorsOf(readFileSync(english, "utf8"));
+    for (const anchor of anchors) if (!en.has(anchor)) details.push(`README.en.md lacks the anchor #${anchor}`);
+  }
   for (const check of manifest?.checks ?? []) {
     const [path, anchor] = String(check.lesson ?? "").split("#");
     if (!path || !anchor) continue;
@@ -98,7 +120,7 @@ function checkManifest(labDir: string, labId: string, manifest: any): { status: 
   const checks: any[] = Array.isArray(manifest.checks) ? manifest.checks : [];
   const ids = new Set(checks.map((c) => c.id));
   if (ids.size !== checks.length) details.push("check ids are not unique");
-  for (const id of REQUIRED_CHECKS) if (!ids.has(id)) details.push(`missing check ${id}`);
+  for (const id of requirementsFor(labId).checks) if (!ids.has(id)) details.push(`missing check ${id}`);
   for (const check of checks) {
     if (!(typeof check.weight === "number" && check.weight >= 0)) details.push(`${check.id}: weight must be a number >= 0`);
     for (const field of ["title", "hint"]) {
@@ -128,18 +150,28 @@ function checkTodos(labDir: string, manifest: any): { status: Status; details: s
     for (const m of text.matchAll(/TODO\(([^)]+)\)/g)) markers.push(m[1]!);
   }
   const details = [`${markers.length} TODO(...) markers, ${new Set(markers).size} distinct`];
-  const required = "实现 MCP pending request map";
-  if (!markers.includes(required)) return { status: "fail", details: [...details, `missing TODO(${required})`] };
+  // Every TODO the manifest lists is marked in the starter (the first is the seed's task).
+  const required: string[] = Array.isArray(manifest?.todos) ? manifest.todos.map((t: any) => String(t.tag)) : [];
+  const missing = required.filter((tag) => !markers.includes(tag));
+  if (markers.length === 0) return { status: "fail", details: [...details, "the starter has no TODO(...) marker"] };
+  if (missing.length > 0) return { status: "fail", details: [...details, ...missing.map((tag) => `missing TODO(${tag})`)] };
   return { status: "pass", details };
 }
 
+// LAB_HANG_MS, when set, becomes the grader's --hang-ms: a loaded CI machine can give a
+// correct client more time than the 2 s a learner's grade uses.
+function hangArgs(): string[] {
+  const ms = process.env.LAB_HANG_MS;
+  return ms && /^[1-9]\d*$/.test(ms) ? ["--hang-ms", ms] : [];
+}
+
 // Runs the grader in a child and reads its --json result.
-function grade(args: string[], lang: Lang): Promise<{ exitCode: number | null; result: any; output: string }> {
+function grade(args: string[], lang: Lang, labId: string): Promise<{ exitCode: number | null; result: any; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), "lab33-verify-"));
   const json = join(dir, "result.json");
   const tsx = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
   return new Promise((done) => {
-    const child = spawn(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), ...args, "--json", json, "--lang", lang], {
+    const child = spawn(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), "--lab", labId, ...args, ...hangArgs(), "--json", json, "--lang", lang], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       detached: process.platform !== "win32",
@@ -173,16 +205,16 @@ function graderMissing(): { status: Status; details: string[] } | undefined {
   return { status: "fail", details: ["NOT RUN: grader/cli.ts does not exist yet, so this step could not be checked"] };
 }
 
-async function checkSolution(lang: Lang, manifest: any): Promise<{ status: Status; details: string[] }> {
+async function checkSolution(lang: Lang, labId: string, manifest: any): Promise<{ status: Status; details: string[] }> {
   const missing = graderMissing();
   if (missing) return missing;
-  const { exitCode, result, output } = await grade(["--solution"], lang);
+  const { exitCode, result, output } = await grade(["--solution"], lang, labId);
   if (!result) return { status: "fail", details: [`the grader wrote no result (exit ${exitCode})`, tail(output)] };
   const details: string[] = [`status ${result.status}, score ${result.score}/${result.maxScore}, exit ${exitCode}`];
   const checks: any[] = result.checks ?? [];
   const byId = new Map(checks.map((c) => [c.id, c]));
   const graded = (manifest?.checks ?? []).filter((c: any) => c.kind !== "homework").map((c: any) => c.id);
-  for (const id of new Set([...REQUIRED_CHECKS, ...graded])) {
+  for (const id of new Set([...requirementsFor(labId).checks, ...graded])) {
     const check = byId.get(id);
     if (!check) details.push(`${id}: missing from the result`);
     else if (check.status !== "pass") details.push(`${id}: ${check.status}: ${check.message ?? ""}`);
@@ -191,12 +223,12 @@ async function checkSolution(lang: Lang, manifest: any): Promise<{ status: Statu
   return { status: ok ? "pass" : "fail", details };
 }
 
-async function checkStarter(lang: Lang, manifest: any): Promise<{ status: Status; details: string[] }> {
+async function checkStarter(lang: Lang, labId: string, manifest: any): Promise<{ status: Status; details: string[] }> {
   const missing = graderMissing();
   if (missing) return missing;
   const pinned: Record<string, string> | undefined = manifest?.expected?.starter;
   if (!pinned) return { status: "fail", details: ["the manifest pins no expected.starter statuses"] };
-  const { exitCode, result, output } = await grade([], lang);
+  const { exitCode, result, output } = await grade([], lang, labId);
   if (!result) return { status: "fail", details: [`the grader wrote no result (exit ${exitCode})`, tail(output)] };
   const byId = new Map((result.checks ?? []).map((c: any) => [c.id, c.status]));
   // Homework checks are bonus and never pinned; list only the graded ones.
@@ -210,7 +242,7 @@ async function checkStarter(lang: Lang, manifest: any): Promise<{ status: Status
   return { status: ok ? "pass" : "fail", details };
 }
 
-async function checkCommands(lessonDir: string): Promise<{ status: Status; details: string[] }> {
+async function checkCommands(lessonDir: string, lesson: string, labId: string): Promise<{ status: Status; details: string[] }> {
   if (process.env[LESSON_RUN_ENV] === "1") {
     return { status: "skip", details: ["not re-run: this verify:lesson was itself started by a lesson-command run, which runs them"] };
   }
@@ -218,7 +250,9 @@ async function checkCommands(lessonDir: string): Promise<{ status: Status; detai
   const details: string[] = [];
   let failed = false;
   for (const command of commands) {
-    if (/npm run verify:lesson\b/.test(command.command)) {
+    // This very check is not re-run; a self-check of another lesson (the prerequisite) is.
+    const verify = /npm run verify:(?:lesson|maintainer) -- (\S+)/.exec(command.command);
+    if (verify && (verify[1] === lesson || labId === verify[1] || labId.startsWith(`${verify[1]}-`))) {
       details.push(`line ${command.line}: ${command.command}: not re-run (it is the command running now)`);
       continue;
     }
@@ -248,18 +282,58 @@ async function loadManifest(labDir: string): Promise<{ manifest: any; error?: st
   }
 }
 
+// The environment a learner needs: a supported Node and the installed dependencies.
+function checkEnvironment(): { status: Status; details: string[] } {
+  const details = [`Node ${process.version}`];
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < MIN_NODE_MAJOR) details.push(`Node ${MIN_NODE_MAJOR} or later is required`);
+  for (const pkg of ["vitest", "tsx", "typescript"]) {
+    if (!existsSync(join(ROOT, "node_modules", pkg, "package.json"))) details.push(`node_modules/${pkg} is missing: run npm ci`);
+  }
+  return { status: details.length === 1 ? "pass" : "fail", details };
+}
+
+// Grades the learner's copy: usable when it can be graded at all (pass or fail); a copy that
+// does not compile, does not import or hangs at import is reported with its file and line.
+async function checkCopy(lang: Lang, labId: string, submission: string | undefined): Promise<{ status: Status; details: string[] }> {
+  const missing = graderMissing();
+  if (missing) return missing;
+  const { exitCode, result, output } = await grade(submission ? ["--submission", submission] : [], lang, labId);
+  if (!result) return { status: "fail", details: [`the grader wrote no result (exit ${exitCode})`, tail(output)] };
+  const word = { pass: lang === "zh" ? "通过" : "pass", fail: lang === "zh" ? "未通过" : "fail", error: lang === "zh" ? "无法评分" : "could not grade" }[result.status as "pass" | "fail" | "error"];
+  const details = [`${relativeToRoot(String(result.submission))}: ${word} ${result.score}/${result.maxScore}`];
+  if (result.status === "error") {
+    details.push(String(result.message ?? ""));
+    return { status: "fail", details };
+  }
+  if (result.status === "fail") {
+    details.push(lang === "zh" ? "还没通过是正常的：按 TODO 顺序做，做完全部才会通过。" : "Not passing yet is expected until every TODO is done.");
+  }
+  if (Array.isArray(result.todos) && result.todos.length > 0) details.push(...renderProgress(result.todos, lang));
+  return { status: "pass", details };
+}
+
+function relativeToRoot(path: string): string {
+  return path.startsWith(`${ROOT}/`) ? path.slice(ROOT.length + 1) : path;
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
-  let lang: Lang = "zh";
+  let lang: Lang = process.env.LAB_LANG === "en" ? "en" : "zh";
   let json: string | undefined;
+  let submission: string | undefined;
+  let maintainer = false;
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--lang") lang = argv[++i] === "en" ? "en" : "zh";
     else if (argv[i] === "--json") json = argv[++i];
+    else if (argv[i] === "--submission") submission = argv[++i];
+    else if (argv[i] === "--maintainer") maintainer = true;
     else positional.push(argv[i]!);
   }
-  if (positional.length !== 1) {
-    console.error("usage: npm run verify:lesson -- <lesson number, e.g. 33> [--lang zh|en] [--json FILE]");
+  if (positional.length !== 1 || (maintainer && submission)) {
+    console.error("usage: npm run verify:lesson -- <lesson number, e.g. 33> [--lang zh|en] [--submission DIR] [--json FILE]");
+    console.error("       npm run verify:maintainer -- <lesson number> [--lang zh|en] [--json FILE]");
     return 2;
   }
   const where = locate(positional[0]!);
@@ -278,29 +352,39 @@ async function main(): Promise<number> {
     console.log(`${mark} [${word}] ${step.title} (${step.elapsedMs} ms)`);
     for (const line of step.details) console.log(line.startsWith("      |") ? line : `    ${line}`);
   };
-  console.log(lang === "zh" ? `检查第 ${positional[0]} 课：${labId}` : `Verifying lesson ${positional[0]}: ${labId}`);
-  report(await timed("lesson", lang, async () => checkLesson(lessonDir, manifest)));
-  report(
-    await timed("snippets", lang, async () => {
-      const { count, problems } = checkSnippets(join(lessonDir, "README.md"));
-      const details = [`${count} excerpt(s)`, ...problems.map((p) => p.message)];
-      if (problems.length > 0) details.push("fix: npx tsx lessons/tools/snippets.ts --write");
-      return { status: problems.length === 0 && count > 0 ? "pass" : "fail", details };
-    }),
-  );
-  report(await timed("manifest", lang, async () => (error ? { status: "fail", details: [error] } : checkManifest(labDir, labId, manifest))));
-  report(await timed("todos", lang, async () => checkTodos(labDir, manifest)));
-  report(await timed("solution", lang, () => checkSolution(lang, manifest)));
-  report(await timed("starter", lang, () => checkStarter(lang, manifest)));
-  report(await timed("commands", lang, () => checkCommands(lessonDir)));
+  const manifestStep = () => timed("manifest", lang, async () => (error ? { status: "fail", details: [error] } : checkManifest(labDir, labId, manifest)));
+  if (maintainer) {
+    console.log(lang === "zh" ? `维护者检查第 ${positional[0]} 课：${labId}` : `Maintainer check of lesson ${positional[0]}: ${labId}`);
+    report(await timed("lesson", lang, async () => checkLesson(lessonDir, labId, manifest)));
+    report(
+      await timed("snippets", lang, async () => {
+        const { count, problems } = checkSnippets(join(lessonDir, "README.md"));
+        const details = [`${count} excerpt(s)`, ...problems.map((p) => p.message)];
+        if (problems.length > 0) details.push("fix: npx tsx lessons/tools/snippets.ts --write");
+        // A lesson without excerpts is fine; one whose excerpts drifted is not.
+        return { status: problems.length === 0 ? "pass" : "fail", details };
+      }),
+    );
+    report(await manifestStep());
+    report(await timed("todos", lang, async () => checkTodos(labDir, manifest)));
+    report(await timed("solution", lang, () => checkSolution(lang, labId, manifest)));
+    report(await timed("starter", lang, () => checkStarter(lang, labId, manifest)));
+    report(await timed("commands", lang, () => checkCommands(lessonDir, positional[0]!, labId)));
+  } else {
+    console.log(lang === "zh" ? `学员自检第 ${positional[0]} 课：${labId}` : `Learner self-check of lesson ${positional[0]}: ${labId}`);
+    report(await timed("environment", lang, async () => checkEnvironment()));
+    report(await timed("lesson", lang, async () => checkLesson(lessonDir, labId, manifest)));
+    report(await manifestStep());
+    report(await timed("copy", lang, () => checkCopy(lang, labId, submission ? resolve(submission) : undefined)));
+  }
 
   const failed = steps.filter((s) => s.status === "fail");
   console.log(
     failed.length === 0
-      ? lang === "zh" ? "结论：本课自检通过。" : "Verdict: the lesson verifies."
+      ? lang === "zh" ? (maintainer ? "结论：本课自检通过。" : "结论：环境、课程与你的工作副本都可用；进度见上。") : maintainer ? "Verdict: the lesson verifies." : "Verdict: the environment, the lesson and your copy are usable; your progress is above."
       : lang === "zh" ? `结论：${failed.length} 项失败：${failed.map((s) => s.id).join(", ")}` : `Verdict: ${failed.length} step(s) failed: ${failed.map((s) => s.id).join(", ")}`,
   );
-  if (json) writeFileSync(json, `${JSON.stringify({ lesson: labId, ok: failed.length === 0, steps }, null, 2)}\n`);
+  if (json) writeFileSync(json, `${JSON.stringify({ lesson: labId, mode: maintainer ? "maintainer" : "learner", ok: failed.length === 0, steps }, null, 2)}\n`);
   return failed.length === 0 ? 0 : 1;
 }
 

@@ -1,8 +1,11 @@
 // The terminal report, in the rubric's shape: one line per check with its dimension, pass
-// standard and common deduction, then why each failed check failed and what to reread.
+// standard and common deduction, then why each failed check failed and what to reread;
+// at the end the first failing test's wire trace and the progress by TODO with the next step.
+// Paths of the grader's private copy are shown as the learner's own files.
 
 import type { Lang } from "../manifest.ts";
 import type { GradeResult } from "../result.ts";
+import { lessonLink, mapPaths, renderProgress, renderTrace } from "./progress.ts";
 
 const words = {
   zh: {
@@ -42,10 +45,11 @@ const mark = { pass: "✔", fail: "✘", error: "!" } as const;
 export function renderText(result: GradeResult, lang: Lang = result.lang): string {
   const w = words[lang];
   const out: string[] = [];
+  const local = (text: string) => mapPaths(text, result.submission).replace(/ from at /g, " at ");
   out.push(`${w.title} · ${result.lab} · ${w.status[result.status]}`);
   out.push(`${w.score}: ${result.score}/${result.maxScore}${result.bonus.maxScore > 0 ? ` · ${w.bonus}: ${result.bonus.score}/${result.bonus.maxScore}` : ""}`);
   out.push(`${w.seed}: ${result.seed}`);
-  if (result.status === "error" && result.message) out.push(`${w.error}: ${result.message}`);
+  if (result.status === "error" && result.message) out.push(`${w.error}: ${local(result.message)}`);
   for (const kind of ["evidence", "rubric", "probe", "homework"] as const) {
     const checks = result.checks.filter((c) => c.kind === kind);
     if (checks.length === 0) continue;
@@ -56,15 +60,18 @@ export function renderText(result: GradeResult, lang: Lang = result.lang): strin
       if (c.status !== "pass") {
         const failed = c.tests.filter((x) => x.status === "fail");
         if (failed.length > 0) {
-          for (const test of failed) out.push(`    - ${test.title}`, `      ${w.why}: ${test.message ?? ""}`);
+          for (const test of failed) out.push(`    - ${test.title}`, `      ${w.why}: ${local(test.message ?? "")}`);
         } else {
-          out.push(`    ${w.why}: ${c.message}`);
+          out.push(`    ${w.why}: ${local(c.message)}`);
         }
         if (c.hint) out.push(`    ${w.hint}: ${c.hint}`);
-        if (c.lesson) out.push(`    ${w.read}: ${c.lesson}`);
+        if (c.lesson) out.push(`    ${w.read}: ${lessonLink(c.lesson, lang)}`);
       }
     }
   }
+  const trace = renderTrace(result.checks, lang);
+  if (trace.length > 0) out.push("", ...trace);
+  if (result.todos && result.todos.length > 0 && result.status !== "error") out.push("", ...renderProgress(result.todos, lang));
   out.push("");
   return out.join("\n");
 }

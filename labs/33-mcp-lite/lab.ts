@@ -2,7 +2,7 @@
 // adding a lab means adding a folder with a manifest like this one.
 // Hints point at sections of the lesson; the anchors are listed once in LESSON below.
 
-import type { CheckDef, LabManifest } from "../../grader/manifest.ts";
+import type { CheckDef, LabManifest, TodoDef } from "../../grader/manifest.ts";
 
 const LESSON = "lessons/33-mcp-lite/README.md";
 
@@ -18,6 +18,29 @@ export const LESSON_SECTIONS = {
   spawn: `${LESSON}#spawn`,
   close: `${LESSON}#close`,
 } as const;
+
+// The starter's TODOs in the order the lesson teaches them (the index at the top of
+// starter/src/mcp-client.ts lists the same), and the checks that show each one done.
+const todos: TodoDef[] = [
+  {
+    tag: "实现 MCP pending request map",
+    title: { zh: "递增 id + pending Map，按 id 匹配响应", en: "increasing ids and a pending map; answers matched by id" },
+    section: "7.1–7.4",
+    lesson: `${LESSON}#pending-record`,
+    checks: ["evidence/out-of-order", "rubric/id-matching"],
+  },
+  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"] },
+  { tag: "abort", title: { zh: "AbortSignal：预先取消与运行中取消", en: "AbortSignal: before and during the call" }, section: "7.6", lesson: LESSON_SECTIONS.abort, checks: ["evidence/abort", "rubric/lifecycle"] },
+  { tag: "remote-error", title: { zh: "JSON-RPC error → MCP_ERROR", en: "JSON-RPC error → MCP_ERROR" }, section: "7.7", lesson: LESSON_SECTIONS.remoteError, checks: ["evidence/remote-error"] },
+  { tag: "handshake", title: { zh: "握手与协议版本协商", en: "handshake and protocol version negotiation" }, section: "7.8", lesson: LESSON_SECTIONS.handshake, checks: ["rubric/handshake"] },
+  { tag: "exit", title: { zh: "进程退出拒绝全部 pending", en: "process exit rejects every pending call" }, section: "7.9", lesson: LESSON_SECTIONS.processExit, checks: ["evidence/server-exit", "rubric/lifecycle"] },
+  { tag: "close", title: { zh: "close()：拒绝 pending、SIGTERM → SIGKILL、等待退出", en: "close(): reject pending, SIGTERM → SIGKILL, wait for exit" }, section: "7.10", lesson: LESSON_SECTIONS.close, checks: ["rubric/process", "probe/orphans", "rubric/lifecycle"] },
+  { tag: "process", title: { zh: "不经 shell、环境白名单、进程组", en: "no shell, env allowlist, process group" }, section: "7.11", lesson: LESSON_SECTIONS.spawn, checks: ["rubric/process"] },
+  { tag: "framing", title: { zh: "按字节分行与行长上限（不评分）", en: "byte-level framing with a line cap (not graded)" }, section: "7.12", lesson: `${LESSON}#framing`, checks: [] },
+  { tag: "stderr", title: { zh: "有界 stderr（作业）", en: "bounded stderr (homework)" }, section: "7.13", lesson: `${LESSON}#stderr`, checks: ["homework/bounded-stderr"] },
+  { tag: "notifications", title: { zh: "服务器通知（作业）", en: "server notifications (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/notifications"] },
+  { tag: "cancel-notice", title: { zh: "取消通知（作业）", en: "cancellation notice (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/cancel-notice"] },
+];
 
 const evidence: CheckDef[] = [
   {
@@ -197,6 +220,7 @@ export const lab: LabManifest = {
   homeworkDir: "homework",
   homeworkWeight: 2,
   checks: [...evidence, ...rubric],
+  todos,
   expected: {
     solution: allPass(gradedIds),
     starter: {

@@ -13,7 +13,7 @@ export default defineConfig({
   resolve: { alias: [{ find: /^#submission\//, replacement: `${submission}/` }] },
   test: {
     name: "lab",
-    // The grader and scripts/lab-test.mjs pick files explicitly; by default, everything.
+    // The grader and scripts/lab-test.ts pick files explicitly; by default, everything.
     include: (process.env.LAB_TEST_FILES ?? "tests/**/*.test.ts,probes/**/*.test.ts,homework/**/*.test.ts").split(","),
     setupFiles: [join(labDir, "tests", "setup.ts")],
     testTimeout: 20_000,

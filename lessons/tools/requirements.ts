@@ -16,6 +16,26 @@ export const REQUIRED_CHECKS = [
   "rubric/process", "rubric/handshake", "probe/orphans",
 ] as const;
 
+/** What a lesson must contain, per lab: its required anchors and the check ids its grades must report. */
+export interface LessonRequirements {
+  anchors: readonly string[];
+  checks: readonly string[];
+}
+
+const BY_LAB: Record<string, LessonRequirements> = {
+  "33-mcp-lite": { anchors: REQUIRED_ANCHORS, checks: REQUIRED_CHECKS },
+  "13-process-boundary": {
+    anchors: ["deliverable", "prerequisites", "principle", "lab", "no-shell", "output-cap", "timeout", "abort", "reap", "verify", "rubric", "next"],
+    checks: ["evidence/happy-path", "evidence/no-shell", "evidence/output-cap", "evidence/timeout", "evidence/abort", "evidence/reaped", "probe/orphans"],
+  },
+};
+
+// The requirements of one lab's lesson; a lab not listed here must still have every anchor
+// its manifest's hints point to (checked separately).
+export function requirementsFor(labId: string): LessonRequirements {
+  return BY_LAB[labId] ?? { anchors: ["lab", "verify"], checks: [] };
+}
+
 export function anchorsOf(markdown: string): Set<string> {
   return new Set([...markdown.matchAll(/<a id="([\w-]+)"><\/a>/g)].map((m) => m[1]!));
 }

@@ -1,22 +1,55 @@
 // The grader proves itself: every known-bad submission in labs/33-mcp-lite/corpus is
 // caught by the check named for its defect, passes what it must pass (the happy path
 // wherever the client still works), gets the overall status it must get, and leaves no
-// process behind. Entries are graded concurrently in a bounded pool.
+// process behind. Entries are graded concurrently in a bounded pool. The hostile entries
+// (issue 9) must also leave the project's files exactly as they were and nothing of theirs
+// alive or on disk after their grade; the two that would harm the machine outside the OS
+// sandbox are graded only where it is available.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listCorpus, materialize } from "../../grader/corpus.ts";
-import { grade, loadManifest, TOKEN_ENV } from "../../grader/grade.ts";
+import { grade, loadManifest, ROOT, TOKEN_ENV } from "../../grader/grade.ts";
 import { commandLine, isLive, listProcs, withEnvToken } from "../../grader/procs.ts";
+import { sandboxSupport } from "../../grader/sandbox/index.ts";
 import { GRADE_POOL_SIZE, GRADE_TEST_TIMEOUT_MS, limiter } from "./pool.ts";
 
 const { manifest, labDir } = await loadManifest("33-mcp-lite");
 const entries = listCorpus(labDir);
 const work = mkdtempSync(join(tmpdir(), "lab33-corpus-"));
 const pool = limiter(GRADE_POOL_SIZE);
+const sandboxed = sandboxSupport().kind !== "none";
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+// Folders of the project whose files no grade may change (what the suite itself writes, such
+// as coverage and bench results, is left out).
+const WATCHED = ["labs", "grader", "fixtures", "tests", "lessons", "scripts", "package.json", "tsconfig.json"];
+function treeSnapshot(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (path: string) => {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) {
+      for (const name of readdirSync(path).sort()) if (name !== "node_modules") walk(join(path, name));
+    } else if (st.isFile()) {
+      files.set(relative(ROOT, path), createHash("sha256").update(readFileSync(path)).digest("hex"));
+    }
+  };
+  for (const top of WATCHED) walk(join(ROOT, top));
+  return files;
+}
+// The files added, removed or changed between two snapshots.
+function changed(a: Map<string, string>, b: Map<string, string>): string[] {
+  const names = new Set([...a.keys(), ...b.keys()]);
+  return [...names].filter((name) => a.get(name) !== b.get(name)).sort();
+}
+let before = new Map<string, string>();
+beforeAll(() => {
+  before = treeSnapshot();
+});
 
 // Live processes that carry the grade's token or name one of its folders on their command line.
 function leftoversOf(run: { token: string; gradeDir: string; privateDir: string }): string[] {
@@ -31,6 +64,15 @@ function leftoversOf(run: { token: string; gradeDir: string; privateDir: string 
   return [...new Set([...byToken, ...byPath])].map((pid) => `${pid} ${commandLine(pid)}`);
 }
 
+// Processes the hostile entries start carry one of these markers (none keeps the grade's env or folders).
+const MARKERS = ["lab-corpus-", "sleep 3131"];
+function markedProcesses(): string[] {
+  return listProcs()
+    .filter((p) => isLive(p) && p.pid !== process.pid)
+    .map((p) => `${p.pid} ${commandLine(p.pid, 4096)}`)
+    .filter((line) => MARKERS.some((m) => line.includes(m)));
+}
+
 describe("corpus", () => {
   it("has at least one entry per evidence test and per rubric dimension, and the orphan probe", () => {
     const caught = new Set(entries.flatMap((e) => e.expected.mustFail));
@@ -40,17 +82,35 @@ describe("corpus", () => {
 
 describe.concurrent("corpus entries", () => {
   for (const entry of entries) {
-    it(`${entry.name}: ${entry.expected.defect}`, { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
+    const skip = entry.expected.needsSandbox === true && !sandboxed;
+    it.skipIf(skip)(`${entry.name}: ${entry.expected.defect}`, { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
       const dir = materialize(entry, join(labDir, manifest.solution), work);
       let run: { token: string; gradeDir: string; privateDir: string } | undefined;
-      const result = await pool(() => grade({ submission: dir, seed: 3, lang: "en", homework: false, onRun: (info) => (run = info) }));
+      const result = await pool(() =>
+        grade({ submission: dir, seed: 3, lang: "en", homework: false, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
+      );
       const byId = Object.fromEntries(result.checks.map((c) => [c.id, c.status]));
       expect(result.status, result.message).toBe(entry.expected.status);
       for (const id of entry.expected.mustFail) expect(byId[id], `${id} must not pass`).not.toBe("pass");
       for (const id of entry.expected.mustPass) expect(byId[id], `${id} must pass`).toBe("pass");
       for (const text of entry.expected.messageIncludes ?? []) expect(result.message ?? "").toContain(text);
+      // Every check of the lab is listed, and a grade that could not be finished scores nothing.
+      for (const check of manifest.checks) expect(byId[check.id], check.id).toBeDefined();
+      if (result.status === "error") expect(result.score).toBe(0);
       // Whatever the submission did, nothing the grade started is still running.
       expect(leftoversOf(run!)).toEqual([]);
     });
   }
+});
+
+describe("after the hostile grades", () => {
+  it("left the project's files unchanged, nothing they started alive, and nothing they wrote in the temp dir", () => {
+    expect(changed(before, treeSnapshot())).toEqual([]);
+    expect(markedProcesses()).toEqual([]);
+    // Only the sandbox's private /tmp makes what a submission wrote disappear (without it,
+    // borrow-tmp-copy leaves its copy: removed here, not asserted).
+    const written = readdirSync(tmpdir()).filter((name) => name.startsWith("lab-corpus-"));
+    if (sandboxed) expect(written).toEqual([]);
+    else for (const name of written) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  });
 });

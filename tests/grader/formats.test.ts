@@ -47,7 +47,8 @@ describe("report formats", () => {
     expect(text).toContain("Seed (reproduce with --seed): 42");
     expect(text).toContain("✘ evidence/out-of-order");
     expect(text).toContain("why: hung: slow call never settled");
-    expect(text).toContain("reread: lessons/33-mcp-lite/README.md#id-matching");
+    // English reports link the English companion of the lesson (same anchors).
+    expect(text).toContain("reread: lessons/33-mcp-lite/README.en.md#id-matching");
     expect(renderText({ ...sample(), lang: "zh" })).toContain("随机种子");
   });
 

@@ -11,44 +11,51 @@ const labDir = join(import.meta.dirname, "..", "..", "labs", "33-mcp-lite");
 const root = join(labDir, "..", "..");
 
 describe("starter and solution", () => {
-  it("have the same source files, apart from the solution's internal modules", () => {
-    const files = (dir: string) => readdirSync(join(labDir, dir, "src")).filter((f) => f !== "todo.ts").sort();
-    expect(files("solution")).toEqual(expect.arrayContaining(files("starter")));
-    expect(files("starter")).toContain("mcp-client.ts");
-  });
+  const GIVEN_BANNER = /^\/\/ 给定文件（GIVEN）[^\n]*\n\/\/ Given file[^\n]*\n/;
+  const starterFiles = readdirSync(join(labDir, "starter", "src")).filter((f) => f.endsWith(".ts"));
+  const read = (dir: string, file: string) => readFileSync(join(labDir, dir, "src", file), "utf8");
+  const isGiven = (file: string) => GIVEN_BANNER.test(read("starter", file));
 
-  it("hand the learner the solution's own errors.ts and options.ts (the contract), unchanged", () => {
-    for (const file of ["errors.ts", "options.ts"]) {
-      const read = (dir: string) => readFileSync(join(labDir, dir, "src", file), "utf8");
-      expect(read("starter"), file).toBe(read("solution"));
-    }
-  });
-
-  it("export the same names from every shared file", async () => {
-    const files = readdirSync(join(labDir, "starter", "src")).filter((f) => f.endsWith(".ts") && f !== "todo.ts");
-    for (const file of files) {
-      const solution = await import(join(labDir, "solution", "src", file));
-      const starter = await import(join(labDir, "starter", "src", file)).catch(() => ({}));
-      // The solution may export more (helpers of its internal modules); never less.
-      expect(Object.keys(solution), file).toEqual(expect.arrayContaining(Object.keys(starter)));
-    }
-  });
-
-  it("give McpClient the same public members", async () => {
-    const members = async (dir: string) => {
-      const { McpClient } = await import(join(labDir, dir, "src", "mcp-client.ts"));
-      return Object.getOwnPropertyNames(McpClient.prototype).sort();
-    };
-    const solution = await members("solution");
-    const starter = await members("starter");
+  it("share the public contract of docs/client-contract.md: the entry's exports and McpClient's members", async () => {
+    const load = (dir: string) => import(join(labDir, dir, "src", "mcp-client.ts"));
+    const [solution, starter] = await Promise.all([load("solution"), load("starter")]);
+    expect(Object.keys(starter).sort()).toEqual(Object.keys(solution).sort());
+    for (const name of ["McpClient", "McpError"]) expect(typeof starter[name], name).toBe("function");
+    const members = (cls: { prototype: object }) => Object.getOwnPropertyNames(cls.prototype);
     for (const name of ["pendingCount", "pid", "initialized", "stderr", "initialize", "listTools", "callTool", "close"]) {
-      expect(solution).toContain(name);
-      expect(starter).toContain(name);
+      expect(members(solution.McpClient), name).toContain(name);
+      expect(members(starter.McpClient), name).toContain(name);
     }
+  });
+
+  it("mark the given files with a banner, and hand over the solution's errors.ts and options.ts unchanged", () => {
+    for (const file of ["errors.ts", "options.ts"]) {
+      expect(isGiven(file), file).toBe(true);
+      expect(read("starter", file).replace(GIVEN_BANNER, ""), file).toBe(read("solution", file));
+    }
+    for (const file of ["protocol.ts", "todo.ts"]) expect(isGiven(file), file).toBe(true);
+  });
+
+  it("hold only what the learner writes besides the given files: every other file has a TODO(...) marker", () => {
+    const own = starterFiles.filter((file) => !isGiven(file));
+    expect(own).toContain("mcp-client.ts");
+    for (const file of own) expect(read("starter", file), file).toMatch(/TODO\(/);
+    for (const file of starterFiles.filter(isGiven)) expect(read("starter", file), file).not.toMatch(/\bTODO\((?!\$\{)/);
+  });
+
+  it("list every TODO tag of the starter in one ordered index, the manifest's order", async () => {
+    const { lab } = await import("../../labs/33-mcp-lite/lab.ts");
+    const tags = new Set<string>();
+    for (const file of starterFiles) for (const m of read("starter", file).matchAll(/TODO\(([^)$]+)\)/g)) tags.add(m[1]!);
+    const order = lab.todos!.map((t) => t.tag);
+    expect([...tags].sort()).toEqual([...order].sort());
+    const index = read("starter", "mcp-client.ts").split("\n\n")[0]!.replace(/^\/\/ ?/gm, "");
+    const rows = [...index.matchAll(/^\s*(\d+)\s+(\S.*?)\s{2,}§/gm)].map((m) => [Number(m[1]), m[2]!.trim()]);
+    expect(rows).toEqual(order.map((tag, i) => [i + 1, tag]));
   });
 
   it("marks the starter's first task as the pending request map", () => {
-    const source = readFileSync(join(labDir, "starter", "src", "mcp-client.ts"), "utf8");
+    const source = read("starter", "mcp-client.ts");
     expect(source).toContain("TODO(实现 MCP pending request map)");
     expect(source).toContain("currentResolve");
   });

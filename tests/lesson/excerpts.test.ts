@@ -36,6 +36,14 @@ describe("lesson excerpts", () => {
     expect(count).toBeGreaterThanOrEqual(1);
   });
 
+  it("in lesson 13 (both languages) match the regions of its reference runner", () => {
+    for (const name of ["README.md", "README.en.md"]) {
+      const { count, problems } = checkSnippets(join(ROOT, "lessons", "13-process-boundary", name));
+      expect(problems.map((p) => p.message), name).toEqual([]);
+      expect(count, name).toBe(4);
+    }
+  });
+
   it("quote the pending record, settle, request order, exit, close, spawn and framing code", () => {
     const { refs } = findSnippets(readFileSync(LESSON, "utf8"));
     const quoted = refs.map((r) => r.region);

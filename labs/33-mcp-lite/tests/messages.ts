@@ -74,6 +74,11 @@ const catalog = {
 
 export type MessageKey = keyof typeof catalog;
 
+/** A label or phrase that goes inside a message, in the chosen language. */
+export function say(zh: string, en: string, lang: Lang = LANG): string {
+  return lang === "en" ? en : zh;
+}
+
 // Fills a catalog message with its parameters in the chosen language.
 export function msg(key: MessageKey, params: Record<string, unknown> = {}, lang: Lang = LANG): string {
   return catalog[key][lang].replace(/\{(\w+)\}/g, (_, name: string) => show(params[name]));

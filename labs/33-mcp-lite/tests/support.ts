@@ -16,9 +16,13 @@ export const SUBMISSION_DIR = process.env.LAB_SUBMISSION_DIR ?? "";
 export type Settled<T> = { status: "fulfilled"; value: T } | { status: "rejected"; reason: any };
 
 export class HungError extends Error {
-  constructor(label: string, ms: number) {
+  constructor(label: string, ms: number, waitedAt?: Error) {
     super(msg("hung", { label, ms }));
     this.name = "HungError";
+    // Point at the test line that waited (not at this file's timer), so a report shows
+    // which call never settled and where the test made it.
+    const frames = (waitedAt?.stack ?? "").split("\n").slice(1).filter((line) => !line.includes("support.ts"));
+    if (frames.length > 0) this.stack = [`${this.name}: ${this.message}`, ...frames].join("\n");
   }
 }
 
@@ -27,8 +31,9 @@ export class HungError extends Error {
 // evidence tests is for an answer the fixture already sent or a deadline the client set.
 export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<Settled<T>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const waitedAt = new Error();
   const hung = new Promise<never>((_, reject) => {
-    timer = realSetTimeout(() => reject(new HungError(label, ms)), ms);
+    timer = realSetTimeout(() => reject(new HungError(label, ms, waitedAt)), ms);
   });
   try {
     return await Promise.race([
@@ -63,8 +68,9 @@ export async function rejection(promise: Promise<unknown>, label: string, ms = H
 // for orderings that depend on what the server has received.
 export async function waitFor(condition: () => boolean, label: string, ms = HANG_MS): Promise<void> {
   const deadline = Date.now() + ms;
+  const waitedAt = new Error();
   while (!condition()) {
-    if (Date.now() > deadline) throw new HungError(label, ms);
+    if (Date.now() > deadline) throw new HungError(label, ms, waitedAt);
     await new Promise((resolve) => realSetTimeout(resolve, 5));
   }
 }
@@ -172,7 +178,7 @@ export function liveClientTimers(before?: Set<object>): string[] {
   const mine: string[] = [];
   for (const [handle, timer] of tracker().live) {
     if (before?.has(handle)) continue;
-    if (SUBMISSION_DIR && timer.origin.includes(SUBMISSION_DIR)) mine.push(`${timer.kind} from ${timer.origin}`);
+    if (SUBMISSION_DIR && timer.origin.includes(SUBMISSION_DIR)) mine.push(`${timer.kind} ${timer.origin}`);
   }
   return mine;
 }

@@ -74,8 +74,8 @@ export class McpError extends Error {
 export function boundedErrorData(data: unknown): unknown {
   let size: number;
   try {
-    // Stryker disable next-line StringLiteral: what JSON cannot show (undefined, a function) counts as small either way
-    size = Buffer.byteLength(JSON.stringify(data) ?? "");
+    const json = JSON.stringify(data); // undefined for undefined, a function, a symbol
+    size = json === undefined ? 0 : Buffer.byteLength(json);
   } catch {
     return "[unserializable data omitted]";
   }

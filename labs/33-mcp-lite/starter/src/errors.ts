@@ -1,3 +1,5 @@
+// 给定文件（GIVEN）：与参考答案相同，不需要修改，也没有 TODO。直接 import 使用即可。
+// Given file: the same as the reference solution's; nothing to do here.
 // The one error type the client rejects with: a stable code from a closed union plus
 // the context a person needs to tell *why* (method, id, deadline, exit status, stderr).
 
@@ -74,8 +76,8 @@ export class McpError extends Error {
 export function boundedErrorData(data: unknown): unknown {
   let size: number;
   try {
-    // Stryker disable next-line StringLiteral: what JSON cannot show (undefined, a function) counts as small either way
-    size = Buffer.byteLength(JSON.stringify(data) ?? "");
+    const json = JSON.stringify(data); // undefined for undefined, a function, a symbol
+    size = json === undefined ? 0 : Buffer.byteLength(json);
   } catch {
     return "[unserializable data omitted]";
   }

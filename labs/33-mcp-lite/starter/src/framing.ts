@@ -1,3 +1,4 @@
+// 待办 9（加固，不评分；见 mcp-client.ts 顶部的索引）。
 // TODO(framing): 按字节切分 stdout 的行，并在整行进入内存之前执行 maxLineBytes 上限。
 // The starter reads lines with readline, which holds a line of any size in memory; the
 // solution's decoder refuses an oversized line as soon as it is known to be too long.

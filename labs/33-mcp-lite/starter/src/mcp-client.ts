@@ -1,19 +1,41 @@
-// Lab 33 starter. It compiles, it answers a single request, and it is wrong in exactly
-// the ways the lesson is about. Run `npm run lab:starter` to watch five evidence tests
-// fail, then replace UnsafeClient with a real pending map (see the TODOs, in order).
+// 第 33 课 starter：这是你要改的文件。它能编译，能答对单个请求，错的地方正是本课要讲的。
+// Lab 33 starter: the file you change. English: lessons/33-mcp-lite/README.en.md#lab
 //
-// TODO(实现 MCP pending request map): 用单调递增的整数 id + Map<id, Pending> 取代 currentResolve；
-//   响应按 id 精确匹配，未知 / 重复 / 字符串 id 一律忽略（见 ./pending.ts）。
-// TODO(timeout): 每个请求独立计时器，到期 settle 为 MCP_TIMEOUT 并从 Map 删除。
-// TODO(abort): 预先 abort 的 signal 直接 MCP_ABORTED 且不写请求；运行中 abort 走同一个 settle，
-//   正常完成时也要 removeEventListener。
-// TODO(remote-error): JSON-RPC error → McpError("MCP_ERROR")，保留 remoteCode 与 data，客户端继续可用。
-// TODO(exit): 子进程退出时所有 pending 以 MCP_PROCESS_EXIT reject（带 exitCode / stderr 尾部），
-//   initialized 复位，之后 initialize() 可以启动新进程。
-// TODO(handshake): initialize 成功之前 listTools / callTool 必须以 MCP_NOT_INITIALIZED 拒绝；
-//   并发 initialize 共享同一个握手。
-// TODO(close): close() 幂等，先以 CLIENT_CLOSED 拒绝所有 pending，再 SIGTERM，超时 SIGKILL，等 exit。
-// TODO(framing): 用有字节上限的解码器代替 readline（见 ./framing.ts）。
+// 哪些文件要改：
+//   mcp-client.ts（本文件，必改）、pending.ts（TODO 1 的 pending 表）、framing.ts 与 stderr-tail.ts（加固）。
+//   errors.ts、options.ts、protocol.ts、todo.ts 是给定文件（文件头标着 GIVEN），不用改。
+//   把子进程单独封装成模块（参考 solution/src/server-process.ts）是可选的；服务器管理器、工具适配器
+//   不在本实验范围内，想看可读 solution/src/server-manager.ts、tool-adapter.ts。
+//
+// 待办索引：按顺序做。每一项在代码里用 TODO 加括号里的标签标在要改的地方；做完一项就删掉那一项的
+// 全部标记，`npm run grade` 的报告据此区分“还没做”和“有问题”，并给出下一步。
+//
+//   #  标签                          课程章节   评分检查
+//   1  实现 MCP pending request map  §7.1–7.4   evidence/out-of-order, rubric/id-matching
+//      递增整数 id + Map<id, Pending> 取代 currentResolve；按 id 精确匹配，未知 / 重复 / 字符串 id 一律忽略。
+//   2  timeout                       §7.5       evidence/timeout, rubric/lifecycle
+//      每个请求一个计时器，到期经由 settle 以 MCP_TIMEOUT reject 并删除记录；迟到的响应不复活。
+//   3  abort                         §7.6       evidence/abort, rubric/lifecycle
+//      预先 abort 的 signal 直接 MCP_ABORTED 且不写请求；运行中 abort 走同一个 settle；正常完成也要摘监听器。
+//   4  remote-error                  §7.7       evidence/remote-error
+//      JSON-RPC error → McpError("MCP_ERROR")，保留 remoteCode 与 data；客户端继续可用。
+//   5  handshake                     §7.8       rubric/handshake
+//      initialize 成功前 listTools / callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize
+//      共享一次握手；检查回答，协议版本必须在 SUPPORTED_PROTOCOL_VERSIONS 里（版本协商是必做的，
+//      rubric/handshake 会检查），否则失败并停掉子进程；之后才发 notifications/initialized。
+//   6  exit                          §7.9       evidence/server-exit, rubric/lifecycle
+//      子进程退出时所有 pending 以 MCP_PROCESS_EXIT reject（带 exitCode、signal、stderr 尾部），
+//      initialized 复位，之后 initialize() 可以启动新进程。
+//   7  close                         §7.10      rubric/process, probe/orphans, rubric/lifecycle
+//      close() 幂等：先拒绝新请求、以 CLIENT_CLOSED 拒绝所有 pending，再 SIGTERM，closeTimeoutMs 后 SIGKILL，
+//      等到 exit 才 resolve；并发 close() 共享同一次关闭。
+//   8  process                       §7.11      rubric/process
+//      spawn 不经 shell（已给出），参数原样传递，环境变量白名单；服务器自成进程组，关闭时整组回收。
+//   以下不影响通过与否（作业加分，见 ../../homework/README.md）：
+//   9  framing                       §7.12      （不评分）按字节分行，整行进入内存前执行 maxLineBytes
+//  10  stderr                        §7.13      homework/bounded-stderr
+//  11  notifications                 §10        homework/notifications
+//  12  cancel-notice                 §10        homework/cancel-notice
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
@@ -41,13 +63,17 @@ class UnsafeClient {
   protected child?: ChildProcessWithoutNullStreams;
 
   protected call(method: string, params: unknown): Promise<unknown> {
-    // TODO(实现 MCP pending request map): every request uses id 1, so answers cannot be told apart.
+    // TODO(实现 MCP pending request map): every request uses id 1, so answers cannot be told apart;
+    // register the pending record (timer, listener, map entry) before writing.
     this.child!.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) + "\n");
     return new Promise((resolve) => {
       this.currentResolve = resolve;
     });
   }
 
+  // TODO(实现 MCP pending request map): find the record by the response's integer id.
+  // TODO(remote-error): a response with `error` rejects McpError("MCP_ERROR") instead.
+  // TODO(notifications): a message without an id is a notification; it settles nothing.
   protected onLine(line: string): void {
     this.currentResolve?.(JSON.parse(line).result);
   }
@@ -66,7 +92,7 @@ export class McpClient extends UnsafeClient {
     this.options = resolveOptions(options);
   }
 
-  /** Entries in the pending map right now. TODO: the real map's size. */
+  /** Entries in the pending map right now. TODO(实现 MCP pending request map): the real map's size. */
   get pendingCount(): number {
     return 0;
   }
@@ -83,13 +109,18 @@ export class McpClient extends UnsafeClient {
     return this.ready ? "ready" : "idle";
   }
 
-  /** TODO(stderr): keep a bounded tail of the server's stderr. */
+  /** What was kept of the server's stderr. TODO(stderr): the bounded tail. */
   get stderr(): { text: string; truncated: boolean } {
     return { text: "", truncated: false };
   }
 
+  // TODO(handshake): share one in-flight handshake, check the answer and its protocol version.
   async initialize(): Promise<InitializeResult> {
     if (!this.child) {
+      // TODO(process): a process group of its own (detached), so close() reaches grandchildren.
+      // TODO(exit): on "exit", reject every pending call with MCP_PROCESS_EXIT and reset initialized.
+      // TODO(framing): a byte-capped line decoder (./framing.ts) instead of readline.
+      // TODO(stderr): keep a bounded tail of stderr (./stderr-tail.ts) instead of discarding it.
       const { executable, args, cwd, env } = this.options;
       this.child = spawn(executable, args, { cwd, env: { PATH: process.env.PATH ?? "", ...env }, shell: false });
       this.child.stderr.resume();
@@ -112,6 +143,7 @@ export class McpClient extends UnsafeClient {
   }
 
   // TODO(timeout) TODO(abort): options are ignored.
+  // TODO(cancel-notice): after a timeout or an abort, tell the server (notifications/cancelled).
   async callTool(name: string, args: Record<string, unknown> = {}, _options: CallOptions = {}): Promise<unknown> {
     if (!this.child) throw new McpError("MCP_NOT_INITIALIZED", "call initialize() first");
     return this.call("tools/call", { name, arguments: args });

@@ -1,3 +1,5 @@
+// 给定文件（GIVEN）：与参考答案相同，不需要修改，也没有 TODO。直接 import 使用即可。
+// Given file: the same as the reference solution's; nothing to do here.
 // Client options: their types, their defaults (stated once, here) and their validation,
 // which runs in the constructor before anything is spawned or written.
 

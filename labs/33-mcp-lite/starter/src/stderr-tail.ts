@@ -1,3 +1,4 @@
+// 待办 10（作业 homework/bounded-stderr；见 mcp-client.ts 顶部的索引）。
 // TODO(stderr): 只保留 stderr 最后 maxBytes 个字节，按 UTF-8 字符边界截断并标记 truncated。
 import { todo } from "./todo.ts";
 

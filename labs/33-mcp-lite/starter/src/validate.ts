@@ -1,3 +1,5 @@
+// 给定文件（GIVEN）：与参考答案相同，不需要修改，也没有 TODO。直接 import 使用即可。
+// Given file: the same as the reference solution's; nothing to do here.
 // Argument validation, in one place for every module of the client. Each check throws
 // MCP_INVALID_ARGUMENT with one message shape, "<what> must be <rule>, got <value>", and
 // the phase the bad value came in through: "configure" for constructor options, "request"

@@ -1,5 +1,6 @@
 // Evidence test: evidence/happy-path (see common.ts for how all six are built).
 
+import { say } from "../messages.ts";
 import { describe, expect, it } from "vitest";
 import { expectCleanShutdown, received, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
@@ -20,6 +21,6 @@ describe("evidence/happy-path", () => {
     expect(received(log, "initialize")).toHaveLength(1);
     expect(received(log, "notifications/initialized")).toHaveLength(1);
     expect(typeof h.client.pid).toBe("number");
-    await expectCleanShutdown(h, "happy path");
+    await expectCleanShutdown(h, say("基本流程", "happy path"));
   });
 });

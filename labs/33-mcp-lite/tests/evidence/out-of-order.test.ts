@@ -1,5 +1,6 @@
 // Evidence test: evidence/out-of-order (see common.ts for how all six are built).
 
+import { say } from "../messages.ts";
 import { describe, expect, it } from "vitest";
 import { expectCleanShutdown, received, sent, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
@@ -11,8 +12,8 @@ describe("evidence/out-of-order", () => {
     // The server holds "slow" until it has answered "fast": answers arrive fast, then slow.
     const slow = h.client.callTool("echo", { value: "slow", after: "fast" });
     const fast = h.client.callTool("echo", { value: "fast" });
-    expectValue(await within(fast, "fast call"), { content: "fast" }, "fast call");
-    expectValue(await within(slow, "slow call"), { content: "slow" }, "slow call");
+    expectValue(await within(fast, say("快调用", "fast call")), { content: "fast" }, say("快调用", "fast call"));
+    expectValue(await within(slow, say("慢调用", "slow call")), { content: "slow" }, say("慢调用", "slow call"));
 
     const answers = sent(h.log()).filter((m) => m.result?.content === "fast" || m.result?.content === "slow");
     expect(answers.map((m) => m.result.content)).toEqual(["fast", "slow"]);

@@ -1,7 +1,7 @@
 // Evidence test: evidence/remote-error (see common.ts for how all six are built).
 
 import { describe, expect, it } from "vitest";
-import { msg } from "../messages.ts";
+import { msg, say } from "../messages.ts";
 import { check, expectCleanShutdown, expectCode, rejection, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
@@ -22,8 +22,8 @@ describe("evidence/remote-error", () => {
     expect(String(error.message)).toContain("quota exceeded");
 
     check(h.client.initialized, msg("notInitializedAfterError"));
-    expectValue(await within(h.client.callTool("echo", { value: "still here" }), "callTool(echo) after the error"), { content: "still here" }, "callTool(echo) after the error");
+    expectValue(await within(h.client.callTool("echo", { value: "still here" }), say("远端错误之后的 callTool(echo)", "callTool(echo) after the error")), { content: "still here" }, say("远端错误之后的 callTool(echo)", "callTool(echo) after the error"));
     check(h.client.pid === pidBefore, msg("restartedOnError", { before: pidBefore, after: h.client.pid }));
-    await expectCleanShutdown(h, "remote error");
+    await expectCleanShutdown(h, say("远端错误", "remote error"));
   });
 });

@@ -1,7 +1,7 @@
 // Evidence test: evidence/server-exit (see common.ts for how all six are built).
 
 import { describe, it } from "vitest";
-import { msg } from "../messages.ts";
+import { msg, say } from "../messages.ts";
 import { check, expectCleanShutdown, expectCode, rejection, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
@@ -15,8 +15,8 @@ describe("evidence/server-exit", () => {
       h.client.callTool("echo", { value: "held", after: "nothing-will-answer-this" }),
       h.client.callTool("exit", { code: 7, stderr: "fatal: disk on fire\n" }),
     ];
-    const errors = await Promise.all(pending.map((p, i) => rejection(p, `pending call #${i + 1}`)));
-    errors.forEach((error, i) => expectCode(error, "MCP_PROCESS_EXIT", `pending call #${i + 1}`));
+    const errors = await Promise.all(pending.map((p, i) => rejection(p, say(`第 ${i + 1} 个在途调用`, `pending call #${i + 1}`))));
+    errors.forEach((error, i) => expectCode(error, "MCP_PROCESS_EXIT", say(`第 ${i + 1} 个在途调用`, `pending call #${i + 1}`)));
     const withDetails = errors.find((e) => e.exitCode === 7 && String(e.stderr ?? "").includes("disk on fire"));
     check(
       withDetails,
@@ -25,9 +25,9 @@ describe("evidence/server-exit", () => {
     check(!h.client.initialized, msg("stillInitialized"));
     check(h.client.pendingCount === 0, msg("pendingLeft", { when: "MCP_PROCESS_EXIT", count: h.client.pendingCount }));
 
-    await within(h.client.initialize(), "initialize() after the exit");
+    await within(h.client.initialize(), say("退出之后的 initialize()", "initialize() after the exit"));
     check(h.client.pid !== undefined && h.client.pid !== firstPid, msg("notRestartable"));
-    expectValue(await within(h.client.callTool("echo", { value: "again" }), "callTool(echo) on the new server"), { content: "again" }, "callTool(echo) on the new server");
-    await expectCleanShutdown(h, "server exit");
+    expectValue(await within(h.client.callTool("echo", { value: "again" }), say("新服务器上的 callTool(echo)", "callTool(echo) on the new server")), { content: "again" }, say("新服务器上的 callTool(echo)", "callTool(echo) on the new server"));
+    await expectCleanShutdown(h, say("服务器退出", "server exit"));
   });
 });

@@ -1,7 +1,7 @@
 // Evidence test: evidence/timeout (see common.ts for how all six are built).
 
 import { describe, it } from "vitest";
-import { msg } from "../messages.ts";
+import { msg, say } from "../messages.ts";
 import { check, expectCleanShutdown, expectCode, rejection, sent, waitFor, within } from "../support.ts";
 import { start } from "./common.ts";
 
@@ -20,7 +20,7 @@ describe("evidence/timeout", () => {
     expectCode(late, "MCP_TIMEOUT", "callTool(echo late, 50 ms)");
     const release = await within(h.client.callTool("echo", { value: "release" }), "callTool(echo release)");
     check(JSON.stringify(release) === JSON.stringify({ content: "release" }), msg("lateAnswerMatched", { actual: release }));
-    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer");
+    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), say("fixture 的迟到响应", "the fixture's late answer"));
     const next = await within(h.client.callTool("echo", { value: "next" }), "callTool(echo next)");
     check(JSON.stringify(next) === JSON.stringify({ content: "next" }), msg("lateAnswerMatched", { actual: next }));
     await expectCleanShutdown(h, "timeout");

@@ -1,0 +1,142 @@
+// The operating-system sandbox around every process that loads a submission (the import
+// check and the test run). On Linux it is util-linux `unshare`: new PID, mount and network
+// namespaces (plus a user namespace when the grader is not root), a private root built by
+// `ns-init.mjs`, an unprivileged identity and resource limits. Elsewhere, or where the kernel
+// refuses namespaces, `--sandbox auto` says so once and runs the payload as a plain child in
+// its own process group (`off`); `--sandbox required` refuses to grade.
+//
+// Both ways the payload gets the same file descriptors: 0 its input (the result channel's
+// key), 1 and 2 output (diagnostics only), 3 the result channel (see channel.ts).
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+
+export type SandboxMode = "required" | "auto" | "off";
+export const SANDBOX_MODES: readonly SandboxMode[] = ["required", "auto", "off"];
+/** How the sandbox is entered on this machine: as real root, through a user namespace, or not at all. */
+export type SandboxKind = "root" | "user" | "none";
+
+const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
+/** The unprivileged user the payload runs as when the grader is real root (nobody). */
+export const SANDBOX_UID = 65534;
+/** Size of the sandbox's private /tmp, in bytes. */
+export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
+/** Per-process limit on writable private memory (RLIMIT_DATA; an address-space limit would break WebAssembly, which reserves 10 GiB per instance). */
+export const SANDBOX_DATA_BYTES = 4 * 1024 ** 3;
+/** Processes the sandbox's user may have (the kernel counts per user). */
+export const SANDBOX_PROCESSES = 2048;
+
+const BASE_FLAGS = ["--pid", "--fork", "--mount-proc", "--net", "--mount", "--kill-child"];
+let probed: { kind: SandboxKind; why: string } | undefined;
+
+// Which kind of sandbox this machine allows (probed once per process, about 10 ms).
+export function sandboxSupport(): { kind: SandboxKind; why: string } {
+  if (probed) return probed;
+  if (process.platform !== "linux") return (probed = { kind: "none", why: `namespaces need Linux (this is ${process.platform})` });
+  for (const tool of ["/usr/bin/unshare", "/usr/bin/setpriv", "/usr/bin/prlimit", "/usr/bin/env"]) {
+    if (!existsSync(tool)) return (probed = { kind: "none", why: `${tool} is missing (util-linux)` });
+  }
+  if (!existsSync("/usr/sbin/chroot") && !existsSync("/usr/bin/chroot")) return (probed = { kind: "none", why: "chroot is missing (coreutils)" });
+  const isRoot = process.getuid?.() === 0;
+  const tries: Array<[SandboxKind, string[]]> = isRoot ? [["root", BASE_FLAGS], ["user", ["--user", "--map-root-user", ...BASE_FLAGS]]] : [["user", ["--user", "--map-root-user", ...BASE_FLAGS]]];
+  let why = "";
+  for (const [kind, flags] of tries) {
+    const out = spawnSync("/usr/bin/unshare", [...flags, "/bin/sh", "-c", "mount -t tmpfs none /tmp"], { encoding: "utf8", timeout: 5_000 });
+    if (out.status === 0) return (probed = { kind, why: "" });
+    why = (out.stderr || out.error?.message || `exit ${out.status}`).trim().split("\n")[0]!;
+  }
+  return (probed = { kind: "none", why: `the kernel refused namespaces: ${why}` });
+}
+
+export interface PayloadOptions {
+  /** Program and arguments (absolute paths). */
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to the payload's stdin at once; the stream stays open for more (Payload.stdin). */
+  input: string;
+  sandbox: SandboxKind;
+  /** The project tree (read-only inside), its hidden paths, the grade folder (read-only) and its writable scratch. */
+  root: string;
+  hide: string[];
+  gradeDir: string;
+  scratch: string;
+  /** CPU seconds per process. */
+  cpuSeconds: number;
+}
+
+export interface NsReport {
+  setupError?: string;
+  exit?: { code: number | null; signal: string | null };
+  /** Processes alive in the namespace when the payload exited (vitest's workers excepted). */
+  alive?: Array<{ pid: number; command: string }>;
+}
+
+export interface Payload {
+  child: ChildProcess;
+  /** The payload's stdin (after `input`); end it when there is nothing more to say. */
+  stdin: Writable;
+  /** Fd 3 of the payload: the result channel. */
+  channel: Readable;
+  /** ns-init's report, once the sandbox is gone (undefined without a sandbox). */
+  report: Promise<NsReport | undefined>;
+}
+
+// Starts the payload, sandboxed or not, in a process group of its own.
+export function startPayload(o: PayloadOptions): Payload {
+  let child: ChildProcess;
+  if (o.sandbox === "none") {
+    child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.cwd, env: o.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
+    child.stdin!.on("error", () => {});
+    child.stdin!.write(o.input);
+    return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
+  }
+  const flags = o.sandbox === "user" ? ["--user", "--map-root-user", ...BASE_FLAGS] : BASE_FLAGS;
+  child = spawn("/usr/bin/unshare", [...flags, process.execPath, NS_INIT], {
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+    detached: true,
+    shell: false,
+  });
+  const config = {
+    root: o.root,
+    gradeDir: o.gradeDir,
+    scratch: o.scratch,
+    hide: o.hide,
+    mode: o.sandbox,
+    uid: SANDBOX_UID,
+    command: o.command,
+    cwd: o.cwd,
+    env: o.env,
+    tmpBytes: SANDBOX_TMP_BYTES,
+    limits: { cpuSeconds: o.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES },
+  };
+  child.stdin!.on("error", () => {});
+  child.stdin!.write(`${JSON.stringify({ config })}\n${o.input}`);
+  const reportStream = child.stdio[4] as Readable;
+  const report = new Promise<NsReport | undefined>((resolve) => {
+    let text = "";
+    reportStream.setEncoding("utf8");
+    reportStream.on("data", (chunk: string) => {
+      if (text.length < 1_000_000) text += chunk;
+    });
+    const done = () => {
+      const merged: NsReport = {};
+      for (const line of text.split("\n")) {
+        try {
+          if (line.trim()) Object.assign(merged, JSON.parse(line));
+        } catch {
+          // torn line
+        }
+      }
+      resolve(text ? merged : undefined);
+    };
+    reportStream.on("close", done);
+    reportStream.on("error", done);
+  });
+  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report };
+}
