@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isAlive } from "../../fixtures/index.ts";
-import { forgetOnExit, GROUP_REAP_MS, killOnExit, listGroupMembers, reapGroup, signalGroup } from "#submission/src/process-group.ts";
+import { forgetOnExit, GROUP_REAP_MS, groupHasLiveMembers, killOnExit, listGroupMembers, reapGroup, signalGroup } from "#submission/src/process-group.ts";
 
 const started: number[] = [];
 afterEach(() => {
@@ -40,6 +40,26 @@ describe.runIf(process.platform === "linux")("process group", () => {
     expect(members.map((m) => m.pid).sort()).toEqual([leader.pid!, member].sort());
     for (const m of members) expect(m.state).toMatch(/^[RSD]$/);
     expect(listGroupMembers(2 ** 22 + 12_345)).toEqual([]);
+  });
+
+  it("counts a zombie member as gone, a running one as alive", async () => {
+    // `exec sleep` never reaps its child: the short sleep stays a zombie in the group.
+    const { leader, member } = await group("sleep 0.05 & echo $!; exec sleep 30");
+    const states = () => Object.fromEntries(listGroupMembers(leader.pid!).map((m) => [m.pid, m.state]));
+    await gone(member);
+    expect(states()[member]).toBe("Z");
+    expect(groupHasLiveMembers(leader.pid!)).toBe(true); // the leader still runs
+    process.kill(leader.pid!, "SIGKILL");
+    await once(leader, "exit");
+    // What is left, if anything, is the zombie (or nothing, once an init reaped it).
+    expect(Object.values(states()).every((state) => state === "Z")).toBe(true);
+    expect(groupHasLiveMembers(leader.pid!)).toBe(false);
+  });
+
+  it("says a group of running processes is alive, and an unknown group is not", async () => {
+    const { leader } = await group();
+    expect(groupHasLiveMembers(leader.pid!)).toBe(true);
+    expect(groupHasLiveMembers(2 ** 22 + 12_345)).toBe(false);
   });
 
   it("signals the whole group, leader and member alike", async () => {
