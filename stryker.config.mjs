@@ -18,7 +18,8 @@ export default {
   reporters: ["clear-text", "progress", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   thresholds: { high: 90, low: 80, break: null },
-  ignorePatterns: ["coverage", "reports", ".grade", "bench/results", "labs/33-mcp-lite/corpus"],
+  // tmp/: scratch folders other tests create and delete while a run is under way.
+  ignorePatterns: ["coverage", "reports", ".grade", "bench/results", "labs/33-mcp-lite/corpus", "tmp", "scratch"],
   tempDirName: ".stryker-tmp",
   cleanTempDir: true,
 };
