@@ -1,5 +1,10 @@
 // --batch DIR: grades every submission folder in DIR (each a folder with the lab's entry
 // file) with a bounded pool of concurrent grades, and writes a gradebook as CSV and JSON.
+// The CSV is made to be imported by a learning platform: one row per submission, the
+// student identifier (from the folder name) in a column of its own, the total, the bonus,
+// the points of every check in a column each, numbers as plain numbers, and no cell that a
+// spreadsheet would read as a formula. docs/instructor-guide.md shows the Canvas and
+// Moodle import steps.
 
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +19,9 @@ export interface BatchOptions extends Omit<GradeOptions, "submission"> {
   workers?: number;
   /** Path prefix of the gradebook files; default DIR/gradebook. */
   gradebook?: string;
+  /** Regular expression whose first group takes the student identifier out of a folder name
+   *  (e.g. "^lab33-(.+)$" for GitHub Classroom's "lab33-<login>"); default: the whole name. */
+  studentPattern?: string;
   onResult?: (name: string, result: GradeResult) => void;
 }
 
@@ -43,15 +51,9 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   await Promise.all(Array.from({ length: size }, worker));
 
   const prefix = o.gradebook ?? join(o.dir, "gradebook");
-  const checkIds = manifest.checks.map((c) => c.id);
-  const header = ["submission", "status", "score", "maxScore", "bonus", "seed", "durationMs", ...checkIds, "message"];
-  const rows = results.map(({ name, result }) => {
-    const byId = new Map(result.checks.map((c) => [c.id, c.status]));
-    return [name, result.status, result.score, result.maxScore, result.bonus.score, result.seed, result.durationMs, ...checkIds.map((id) => byId.get(id) ?? ""), result.message ?? ""];
-  });
   const csvFile = `${prefix}.csv`;
   const jsonFile = `${prefix}.json`;
-  writeFileSync(csvFile, [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n");
+  writeFileSync(csvFile, gradebookCsv(manifest.checks.map((c) => c.id), results, o.studentPattern));
   writeFileSync(
     jsonFile,
     `${JSON.stringify({ lab: manifest.id, gradedAt: new Date().toISOString(), submissions: results.map(({ name, result }) => ({ name, ...result })) }, null, 2)}\n`,
@@ -59,8 +61,29 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   return { results, csvFile, jsonFile };
 }
 
-function csvCell(value: unknown): string {
-  const text = String(value ?? "");
+/** Columns before the per-check points. */
+export const GRADEBOOK_COLUMNS = ["student", "submission", "status", "total", "max", "bonus", "bonusMax"] as const;
+
+// The gradebook as CSV text: the fixed columns, one column per graded check of the lab, one
+// per homework check any submission reported, then seed, duration and message.
+export function gradebookCsv(checkIds: string[], results: Array<{ name: string; result: GradeResult }>, studentPattern?: string): string {
+  const pattern = studentPattern ? new RegExp(studentPattern) : undefined;
+  const homeworkIds = [...new Set(results.flatMap(({ result }) => result.checks.filter((c) => c.kind === "homework").map((c) => c.id)))].sort();
+  const ids = [...checkIds, ...homeworkIds];
+  const header = [...GRADEBOOK_COLUMNS, ...ids, "seed", "durationMs", "message"];
+  const rows = results.map(({ name, result }) => {
+    const points = new Map(result.checks.map((c) => [c.id, c.score]));
+    const student = pattern?.exec(name)?.[1] ?? name;
+    return [student, name, result.status, result.score, result.maxScore, result.bonus.score, result.bonus.maxScore, ...ids.map((id) => points.get(id) ?? ""), result.seed, result.durationMs, result.message ?? ""];
+  });
+  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
+}
+
+// One CSV cell (RFC 4180): quoted when it holds a comma, quote or line break; text that a
+// spreadsheet would run as a formula (=, +, -, @, tab, CR at the start) gets a leading '.
+export function csvCell(value: unknown): string {
+  let text = String(value ?? "");
+  if (typeof value !== "number" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -1,6 +1,6 @@
 // The grade command line, as a function: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
-//                  [--format text|json|markdown|gradescope|exercism|junit] [--out FILE]
-//                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX]]
+//                  [--format text|json|markdown|gradescope|exercism|junit|prairielearn] [--out FILE]
+//                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]]
 //                  [--deadline-ms N] [--hang-ms N] [--keep] [--sandbox required|auto|off] [--from RESULT.json]
 // --from re-renders a saved native result in another --format without grading again.
 // Exit status: 0 pass, 1 fail, 2 could not grade (CONTRACT §2). The --json file is
@@ -17,8 +17,8 @@ import { exitCodeOf, type GradeResult } from "./result.ts";
 import { SANDBOX_MODES, type SandboxMode } from "./sandbox/index.ts";
 
 const USAGE = `usage: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
-       [--format text|json|markdown|gradescope|exercism|junit] [--out FILE] [--seed N] [--lang zh|en]
-       [--batch DIR [--workers N] [--gradebook PREFIX]] [--deadline-ms N] [--hang-ms N] [--keep]
+       [--format text|json|markdown|gradescope|exercism|junit|prairielearn] [--out FILE] [--seed N] [--lang zh|en]
+       [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]] [--deadline-ms N] [--hang-ms N] [--keep]
        [--sandbox required|auto|off]   OS sandbox for the submission (default auto)
        [--from RESULT.json]   re-render a saved --json result in another --format`;
 
@@ -67,6 +67,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       batch: { type: "string" },
       workers: { type: "string" },
       gradebook: { type: "string" },
+      "student-pattern": { type: "string" },
       "deadline-ms": { type: "string" },
       "hang-ms": { type: "string" },
       keep: { type: "boolean", default: false },
@@ -115,6 +116,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       dir: resolve(values.batch),
       workers: values.workers === undefined ? undefined : integer("--workers", values.workers, 1),
       gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
+      studentPattern: values["student-pattern"] === undefined ? undefined : pattern("--student-pattern", values["student-pattern"]),
       onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
     });
     io.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
@@ -152,6 +154,18 @@ function integer(flag: string, value: string, min = 0): number {
     throw new UsageError(`${flag} needs ${min === 0 ? "a non-negative" : "a positive"} integer, got ${JSON.stringify(value)}`);
   }
   return n;
+}
+
+// A regular expression flag: it must compile and have a capture group.
+function pattern(flag: string, value: string): string {
+  let groups: number;
+  try {
+    groups = new RegExp(`${value}|`).exec("")!.length - 1;
+  } catch (error) {
+    throw new UsageError(`${flag} is not a regular expression: ${(error as Error).message}`);
+  }
+  if (groups < 1) throw new UsageError(`${flag} needs a capture group, e.g. "^lab33-(.+)$", got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function writeOut(file: string, text: string): void {

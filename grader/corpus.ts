@@ -30,6 +30,15 @@ export interface CorpusExpectation {
   needsSandbox?: boolean;
   /** Overall deadline for this entry's grade, in ms (entries that can only end at the deadline). */
   deadlineMs?: number;
+  /**
+   * Every graded check not named in mustFail must pass (a single defect is charged to its
+   * own dimensions only); a check may fail only where each failed test says which other TODO
+   * it needs first ("needs TODO(x) first"). Default: true for mutation entries (one defect
+   * each), false for hand-written clients.
+   */
+  mustPassOthers?: boolean;
+  /** Grade the homework too (for entries whose defect a homework check must catch). */
+  homework?: boolean;
 }
 
 export interface CorpusEntry {

@@ -119,7 +119,7 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
     if (only.length > 0) return couldNotGrade(t("onlyRefused", lang, { where: only.slice(0, 3).join(", ") }));
     const scratch = makeScratch(join(gradeDir, "run"), sandbox);
     const smokeScratch = makeScratch(join(gradeDir, "import"), sandbox);
-    for (const dir of ["fixtures", "cache", "cwd", "home"]) makeScratch(join(scratch, dir), sandbox);
+    for (const dir of ["fixtures", "cache", "cwd", "home", "vitest-tmp"]) makeScratch(join(scratch, dir), sandbox);
     const fixtureRoot = join(scratch, "fixtures");
     const runCwd = join(scratch, "cwd");
     const hide = await hiddenPaths();
@@ -160,6 +160,8 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
       env: {
         PATH: process.env.PATH ?? "",
         HOME: join(scratch, "home"),
+        TMPDIR: join(scratch, "vitest-tmp"),
+        LAB_WORKER_TMPDIR: sandbox === "none" ? tmpdir() : "/tmp",
         NODE_ENV: "test",
         FORCE_COLOR: "0",
         NO_COLOR: "1",

@@ -44,6 +44,15 @@ const catalog = {
   },
   unhandledAfterTest: { zh: "（测试之外）", en: "(outside any test)" },
   failedTests: { zh: "{failed}/{total} 个测试失败", en: "{failed} of {total} tests failed" },
+  testUnfinished: {
+    zh: "这个测试没有结束（评分在它运行时被终止），不能算通过",
+    en: "this test never finished (grading was stopped while it ran); it cannot count as passed",
+  },
+  unfinishedTests: {
+    zh: "{count}/{total} 个测试没有结束：{titles}",
+    en: "{count} of {total} tests never finished: {titles}",
+  },
+  passedAlongside: { zh: "已通过：{titles}", en: "passed: {titles}" },
   allPassed: { zh: "{total} 个测试全部通过", en: "all {total} tests passed" },
   orphanAfterClose: {
     zh: "「{test}」：测试收尾时（close() 或运行结束之后）进程 {pids} 仍然存活（已由评分器 SIGKILL）",

@@ -4,7 +4,7 @@
 // processes still alive after the run.
 
 import { existsSync, readFileSync } from "node:fs";
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { t } from "./i18n.ts";
 import { describesOf, type CheckDef, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
 import type { CheckResult, TestOutcome, TraceEntry } from "./result.ts";
@@ -88,6 +88,8 @@ interface FoundTest {
   describe: string;
   outcome: TestOutcome;
   fullName: string;
+  /** Started but never finished (the run was stopped while it ran). */
+  unfinished?: boolean;
 }
 
 // Builds every check; `error` is set when the run as a whole could not be graded.
@@ -144,6 +146,7 @@ export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?:
     const describes = describesOf(def);
     const mine = tests.filter((x) => describes.includes(x.describe));
     const ownFiles = new Set(mine.map((x) => x.file));
+    if (!complete) mine.push(...neverStarted(def, input));
     checks.push(testCheck(def, mine, lang, runError ?? fileErrorFor(def, manifest, fileErrors, ownFiles)));
   }
   // Homework: every homework/... describe found, as bonus checks.
@@ -189,9 +192,20 @@ function fromAssertion(file: string, a: VitestAssertion, lang: Lang, input: Buil
   return { file, describe: a.ancestorTitles[0] ?? "", outcome, fullName: [...a.ancestorTitles, a.title].join(" > ") };
 }
 
-// Rebuilds what it can from the progress lines when vitest never wrote its results.
+// Rebuilds what it can from the progress lines when vitest never wrote its results. A test
+// that started and never ended is kept as unfinished: its check can then never read "pass".
 function fromProgress(input: BuildInput): FoundTest[] {
   const out: FoundTest[] = [];
+  const open = new Map<string, ProgressRecord>();
+  const keyOf = (p: ProgressRecord) => `${p.file}\0${[...p.ancestors, p.title].join(" > ")}`;
+  for (const p of input.progress) {
+    if (p.event === "start") open.set(keyOf(p), p);
+    else if (p.event === "end") open.delete(keyOf(p));
+  }
+  for (const p of open.values()) {
+    const outcome: TestOutcome = { title: p.title, status: "fail", message: t("testUnfinished", input.lang) };
+    out.push({ file: relative(input.labDir, p.file), describe: p.ancestors[0] ?? "", outcome, fullName: [...p.ancestors, p.title].join(" > "), unfinished: true });
+  }
   for (const p of input.progress) {
     if (p.event !== "end") continue;
     const status = p.state === "passed" ? "pass" : p.state === "failed" ? "fail" : "skip";
@@ -233,6 +247,26 @@ export function outOfMemory(output: string): boolean {
 function unfinishedFiles(input: BuildInput): string[] {
   const ended = new Set(input.progress.filter((p) => p.event === "end").map((p) => relative(input.labDir, p.file)));
   return (input.testFiles ?? []).filter((file) => !ended.has(file));
+}
+
+// In a run stopped before vitest wrote its results: a test file backing this check that no
+// progress line mentions never started, so the check cannot know all its tests. Each such
+// file counts as one unfinished test.
+function neverStarted(def: CheckDef, input: BuildInput): FoundTest[] {
+  const files = def.kind === "evidence" ? input.manifest.evidenceFiles : def.kind === "rubric" ? input.manifest.probeFiles : [];
+  const out: FoundTest[] = [];
+  for (const file of files) {
+    let source = "";
+    try {
+      source = readFileSync(join(input.labDir, file), "utf8");
+    } catch {
+      continue;
+    }
+    if (!describesOf(def).some((d) => source.includes(`describe(${JSON.stringify(d)}`))) continue;
+    if (input.progress.some((p) => p.file !== "" && relative(input.labDir, p.file) === file)) continue;
+    out.push({ file, describe: def.id, outcome: { title: file, status: "fail", message: t("testUnfinished", input.lang) }, fullName: `${def.id} > ${file}`, unfinished: true });
+  }
+  return out;
 }
 
 function runningTests(progress: ProgressRecord[]): string[] {
@@ -291,17 +325,29 @@ function fileErrorFor(def: CheckDef, manifest: LabManifest, fileErrors: Map<stri
 
 function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: string | undefined): CheckResult {
   const ran = tests.filter((x) => x.outcome.status !== "skip");
-  const failed = ran.filter((x) => x.outcome.status === "fail");
+  const unfinished = ran.filter((x) => x.unfinished);
+  const failed = ran.filter((x) => x.outcome.status === "fail" && !x.unfinished);
+  const passed = ran.filter((x) => x.outcome.status === "pass");
+  // Partial progress stays visible inside a check that did not pass.
+  const passedNote = passed.length > 0 ? ` · ${t("passedAlongside", lang, { titles: passed.map((x) => x.outcome.title).join("; ") })}` : "";
   let status: CheckStatus;
   let message: string;
   if (ran.length === 0) {
     status = "error";
     message = t("noTestsForCheck", lang, { why: missingWhy ?? t("notRun", lang) });
+  } else if (unfinished.length > 0) {
+    // A test that never finished proves nothing either way: never ✔, never a plain fail.
+    status = "error";
+    message = t("unfinishedTests", lang, { count: unfinished.length, total: ran.length, titles: unfinished.map((x) => x.outcome.title).join("; ") });
+    if (failed.length > 0) {
+      message += ` | ${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed.map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`).join(" | ")}`;
+    }
+    message += passedNote;
   } else if (failed.length > 0) {
     status = "fail";
     message = `${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed
       .map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`)
-      .join(" | ")}`;
+      .join(" | ")}${passedNote}`;
   } else {
     status = "pass";
     message = t("allPassed", lang, { total: ran.length });

@@ -38,6 +38,10 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
       allowOnly: false,
       passWithNoTests: false,
       watch: false,
+      // The tests (and the submission) use the temp dir the grader chose for them; vitest's
+      // own main process keeps its temp files elsewhere (its TMPDIR), so a submission that
+      // fills its size-capped /tmp cannot break the run that grades it.
+      env: env.LAB_WORKER_TMPDIR ? { TMPDIR: env.LAB_WORKER_TMPDIR } : {},
     },
   };
 }

@@ -5,9 +5,10 @@ import { renderExercism } from "./exercism.ts";
 import { renderGradescope } from "./gradescope.ts";
 import { renderJunit } from "./junit.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { renderPrairieLearn } from "./prairielearn.ts";
 import { renderText } from "./text.ts";
 
-export const FORMATS = ["text", "json", "markdown", "gradescope", "exercism", "junit"] as const;
+export const FORMATS = ["text", "json", "markdown", "gradescope", "exercism", "junit", "prairielearn"] as const;
 export type Format = (typeof FORMATS)[number];
 
 export function render(result: GradeResult, format: Format): string {
@@ -22,6 +23,8 @@ export function render(result: GradeResult, format: Format): string {
       return renderExercism(result);
     case "junit":
       return renderJunit(result);
+    case "prairielearn":
+      return renderPrairieLearn(result);
     case "text":
       return renderText(result);
   }

@@ -59,11 +59,13 @@ export function renderText(result: GradeResult, lang: Lang = result.lang): strin
       if (kind === "rubric" || kind === "probe") out.push(`    ${w.standard}: ${c.standard} · ${w.deduction}: ${c.deduction}`);
       if (c.status !== "pass") {
         const failed = c.tests.filter((x) => x.status === "fail");
-        if (failed.length > 0) {
+        if (failed.length > 0 && c.status === "fail") {
           for (const test of failed) out.push(`    - ${test.title}`, `      ${w.why}: ${local(test.message ?? "")}`);
         } else {
           out.push(`    ${w.why}: ${local(c.message)}`);
         }
+        // Partial progress: the tests of this check that did pass.
+        for (const test of c.tests.filter((x) => x.status === "pass")) out.push(`    ${mark.pass} ${test.title}`);
         if (c.hint) out.push(`    ${w.hint}: ${c.hint}`);
         if (c.lesson) out.push(`    ${w.read}: ${lessonLink(c.lesson, lang)}`);
       }

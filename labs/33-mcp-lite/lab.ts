@@ -191,6 +191,103 @@ const rubric: CheckDef[] = [
   },
 ];
 
+// ---- which check grades which rule of the client contract -------------------------------
+
+/** One rule of CONTRACT.md §1 (copied verbatim in contract-1.md) and the tests that grade it. */
+export interface ContractRule {
+  /** A stable name for the rule. */
+  id: string;
+  /** Text of contract-1.md this rule stands for: a bullet's sentence, an error code or an option name. */
+  quote: string;
+  /** Check id and the title (or a title's fixed part) of each test that grades the rule. */
+  tests: Array<{ check: string; test: string }>;
+}
+
+const T = {
+  happy: { check: "evidence/happy-path", test: "initializes, lists the echo tool, calls it, and close() leaves no process" },
+  outOfOrder: { check: "evidence/out-of-order", test: "matches a fast answer to the fast call while the slow call waits, then the slow one" },
+  remoteError: { check: "evidence/remote-error", test: "rejects a JSON-RPC error as MCP_ERROR with its code and data, and keeps working" },
+  timeout: { check: "evidence/timeout", test: "rejects with MCP_TIMEOUT, cleans up, and never hands the late answer to a newer call" },
+  abort: { check: "evidence/abort", test: "rejects a pre-aborted call without writing it, and an aborted call with its listener removed" },
+  serverExit: { check: "evidence/server-exit", test: "rejects every pending call with MCP_PROCESS_EXIT, exit code and stderr, and can start again" },
+  notInitialized: { check: "rubric/handshake", test: "rejects listTools and callTool before initialize with MCP_NOT_INITIALIZED and sends nothing" },
+  sharedInit: { check: "rubric/handshake", test: "sends one initialize for concurrent initialize() calls, and none once initialized" },
+  initializedAfter: { check: "rubric/handshake", test: "sends notifications/initialized only after the initialize answer" },
+  badVersion: { check: "rubric/handshake", test: "fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child" },
+  faults: { check: "rubric/handshake", test: "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on" },
+  // One of the generated fault tests: its scenario entry in probes/protocol.test.ts.
+  oversized: { check: "rubric/handshake", test: '{ scenario: "oversized"' },
+  badInput: { check: "rubric/handshake", test: "refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing" },
+  burst: { check: "rubric/id-matching", test: "concurrent calls to one tool, released in a seeded random order, each to its own caller" },
+  strayIds: { check: "rubric/id-matching", test: 'settles nothing with a string id "N", an unknown id, a repeated answer or a notification' },
+  lateAnswer: { check: "rubric/id-matching", test: "never hands a late answer, arriving after its call timed out, to a newer call" },
+  ids: { check: "rubric/id-matching", test: "numbers requests with strictly increasing integer ids and never reuses one" },
+  cleanEndings: { check: "rubric/lifecycle", test: "leaves nothing pending, no timer and no abort listener after a timeout, an abort and a remote error" },
+  cleanExitClose: { check: "rubric/lifecycle", test: "leaves nothing pending, no timer and no abort listener after the server exits and after close()" },
+  cleanWriteFailure: { check: "rubric/lifecycle", test: "leaves nothing pending, no timer and no abort listener after a write fails" },
+  busy: { check: "rubric/lifecycle", test: "refuses a call with MCP_BUSY while maxPending requests are in flight" },
+  race: { check: "rubric/lifecycle", test: "settles a call exactly once when its timeout and its abort fire together, in either order" },
+  stress: { check: "rubric/lifecycle", test: "answers 100 calls with seeded random delays each to its caller, and leaves nothing behind" },
+  noShell: { check: "rubric/process", test: "starts the server without a shell and passes odd arguments through verbatim" },
+  env: { check: "rubric/process", test: "passes the configured env and cwd but nothing else of the grader's environment to the server" },
+  closeWaits: { check: "rubric/process", test: "resolves close() only after the server is gone, and two concurrent close() calls share that shutdown" },
+  grandchild: { check: "rubric/process", test: "leaves no child of the server behind after close()" },
+  sigkill: { check: "rubric/process", test: "kills a server that ignores SIGTERM once closeTimeoutMs has passed" },
+  badOptions: { check: "rubric/process", test: "refuses bad options with MCP_INVALID_ARGUMENT in the constructor and starts nothing" },
+  spawnFailed: { check: "rubric/process", test: "rejects initialize() with MCP_SPAWN_FAILED for a missing or non-executable program, without crashing" },
+  closeAfterFault: { check: "rubric/process", test: "leaves no process, grandchildren included, once close() resolves after a protocol fault" },
+  closeAfterFailedHandshake: { check: "rubric/process", test: "leaves no process, grandchildren included, once close() resolves after a failed handshake" },
+  stderrTail: { check: "homework/bounded-stderr", test: "keeps a UTF-8 safe tail of at most maxStderrBytes" },
+} as const;
+
+/**
+ * Every rule of CONTRACT.md §1 and the checks that grade it. tests/grader/contract.test.ts
+ * fails when a sentence of §1's rules, an error code or an option of contract-1.md has no
+ * rule here, when a rule names no test, or when a named test does not exist in its check.
+ * (The bounded stderr tail is the one rule graded only by a bonus homework check.)
+ */
+export const CONTRACT_RULES: ContractRule[] = [
+  // The behaviour bullets, one rule per sentence.
+  { id: "handshake-sequence", quote: "and only then counts as initialized", tests: [T.happy, T.initializedAfter] },
+  { id: "handshake-shared", quote: "Concurrent calls share one in-flight handshake", tests: [T.sharedInit] },
+  { id: "handshake-failure", quote: "A failed handshake leaves `initialized` false and stops the child it started", tests: [T.badVersion, T.closeAfterFailedHandshake] },
+  { id: "result-verbatim", quote: "`callTool` resolves with the JSON-RPC `result` exactly as the server sent it", tests: [T.happy, T.burst] },
+  { id: "ids-increasing", quote: "Requests carry client-made, strictly increasing integer ids", tests: [T.ids] },
+  { id: "match-by-id", quote: "Responses are matched by id alone", tests: [T.outOfOrder, T.strayIds, T.lateAnswer, T.burst, T.timeout] },
+  { id: "notifications-settle-nothing", quote: "Server notifications (no id) never settle a request", tests: [T.strayIds] },
+  { id: "settle-once", quote: "Each request settles exactly once", tests: [T.race, T.strayIds] },
+  { id: "settle-cleanup", quote: "each delete the pending entry, clear its timer and remove its abort listener", tests: [T.cleanEndings, T.cleanExitClose, T.cleanWriteFailure, T.stress, T.abort] },
+  { id: "pre-aborted", quote: "A signal that is already aborted rejects with `MCP_ABORTED` and writes nothing", tests: [T.abort] },
+  { id: "exit-rejects", quote: "every pending request rejects with `MCP_PROCESS_EXIT`", tests: [T.serverExit, T.cleanExitClose] },
+  { id: "no-replay", quote: "Pending requests are never replayed", tests: [T.serverExit] },
+  { id: "protocol-fault", quote: "is a protocol fault: every", tests: [T.faults] },
+  { id: "oversized-refused", quote: "The oversized line is refused before it is held whole in memory", tests: [T.oversized] },
+  { id: "close", quote: "`close()` is idempotent and concurrent-safe", tests: [T.closeWaits, T.sigkill, T.grandchild, T.cleanExitClose, T.closeAfterFault, T.happy] },
+  // The constructor.
+  { id: "constructor-validates", quote: "validates options, spawns nothing", tests: [T.badOptions] },
+  // The error codes.
+  { id: "code-invalid-argument", quote: "MCP_INVALID_ARGUMENT", tests: [T.badOptions, T.badInput] },
+  { id: "code-spawn-failed", quote: "MCP_SPAWN_FAILED", tests: [T.spawnFailed] },
+  { id: "code-not-initialized", quote: "MCP_NOT_INITIALIZED", tests: [T.notInitialized] },
+  { id: "code-protocol-error", quote: "MCP_PROTOCOL_ERROR", tests: [T.faults, T.badVersion] },
+  { id: "code-error", quote: "MCP_ERROR", tests: [T.remoteError] },
+  { id: "code-timeout", quote: "MCP_TIMEOUT", tests: [T.timeout, T.cleanEndings] },
+  { id: "code-aborted", quote: "MCP_ABORTED", tests: [T.abort] },
+  { id: "code-busy", quote: "MCP_BUSY", tests: [T.busy] },
+  { id: "code-process-exit", quote: "MCP_PROCESS_EXIT", tests: [T.serverExit] },
+  { id: "code-client-closed", quote: "CLIENT_CLOSED", tests: [T.cleanExitClose] },
+  // The options.
+  { id: "option-executable", quote: "executable", tests: [T.noShell, T.spawnFailed] },
+  { id: "option-args", quote: "args", tests: [T.noShell] },
+  { id: "option-cwd", quote: "cwd", tests: [T.env] },
+  { id: "option-env", quote: "env", tests: [T.env] },
+  { id: "option-timeout", quote: "timeoutMs", tests: [T.badOptions, T.timeout, T.cleanEndings] },
+  { id: "option-close-timeout", quote: "closeTimeoutMs", tests: [T.sigkill] },
+  { id: "option-max-line", quote: "maxLineBytes", tests: [T.oversized] },
+  { id: "option-max-stderr", quote: "maxStderrBytes", tests: [T.stderrTail] },
+  { id: "option-max-pending", quote: "maxPending", tests: [T.busy] },
+];
+
 const allPass = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, "pass" as const]));
 const gradedIds = [...evidence, ...rubric].map((check) => check.id);
 
@@ -216,6 +313,8 @@ export const lab: LabManifest = {
     "probes/lifecycle-stress.test.ts",
     "probes/process.test.ts",
     "probes/handshake.test.ts",
+    "probes/protocol.test.ts",
+    "probes/process-faults.test.ts",
   ],
   homeworkDir: "homework",
   homeworkWeight: 2,

@@ -1,12 +1,15 @@
 // Runs the lab's evidence tests (and the rubric probes) against one client folder:
-// LAB_SUBMISSION=<dir> selects it (default: the reference solution). Every test imports
+// LAB_SUBMISSION=<dir> selects it (default: the reference solution, or the starter in the
+// learner repository, which has no solution). Every test imports
 // the client as "#submission/src/mcp-client.ts", so there is one copy of each test.
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const labDir = dirname(fileURLToPath(import.meta.url));
-const submission = resolve(process.env.LAB_SUBMISSION ?? join(labDir, "solution"));
+const fallback = existsSync(join(labDir, "solution")) ? "solution" : "starter";
+const submission = resolve(process.env.LAB_SUBMISSION ?? join(labDir, fallback));
 
 export default defineConfig({
   root: labDir,

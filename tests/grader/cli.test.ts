@@ -89,6 +89,8 @@ describe("grade CLI", () => {
     expect((await cli(["--seed", "-1"])).status).toBe(2);
     expect((await cli(["--seed", ""])).status).toBe(2);
     expect((await cli(["--hang-ms", "0"])).status).toBe(2);
+    expect((await cli(["--batch", work, "--student-pattern", "("])).stderr).toContain("--student-pattern is not a regular expression");
+    expect((await cli(["--batch", work, "--student-pattern", "^lab33-"])).stderr).toContain("--student-pattern needs a capture group");
     expect((await cli(["--workers", "0", "--batch", work])).status).toBe(2);
     expect((await cli(["--no-such-flag"])).status).toBe(2);
     const unknown = join(work, "unknown-flag.json");
@@ -116,9 +118,9 @@ describe("grade CLI", () => {
     cpSync(join(corpus, "missing-export"), join(batch, "bob"), { recursive: true });
     const run = await cli(["--batch", batch, "--workers", "2", "--lang", "en", "--seed", "4"]);
     expect(run.status).toBe(2); // both could not be graded
-    const csv = readFileSync(join(batch, "gradebook.csv"), "utf8").trim().split("\n");
-    expect(csv[0]).toMatch(/^submission,status,score,maxScore,bonus,seed,durationMs,evidence\/happy-path,/);
-    expect(csv.slice(1).map((line) => line.split(",").slice(0, 2).join(","))).toEqual(["alice,error", "bob,error"]);
+    const csv = readFileSync(join(batch, "gradebook.csv"), "utf8").trim().split("\r\n");
+    expect(csv[0]).toMatch(/^student,submission,status,total,max,bonus,bonusMax,evidence\/happy-path,/);
+    expect(csv.slice(1).map((line) => line.split(",").slice(1, 3).join(","))).toEqual(["alice,error", "bob,error"]);
     const book = JSON.parse(readFileSync(join(batch, "gradebook.json"), "utf8"));
     expect(book.submissions.map((s: { name: string; seed: number }) => [s.name, s.seed])).toEqual([["alice", 4], ["bob", 4]]);
   });

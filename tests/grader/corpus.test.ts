@@ -18,6 +18,8 @@ import { sandboxSupport } from "../../grader/sandbox/index.ts";
 import { GRADE_POOL_SIZE, GRADE_TEST_TIMEOUT_MS, limiter } from "./pool.ts";
 
 const { manifest, labDir } = await loadManifest("33-mcp-lite");
+/** The message of a test that fails only because it leans on another TODO (lang "en"). */
+const NEEDS = /^needs TODO\([^)]+\) first: /;
 const entries = listCorpus(labDir);
 const work = mkdtempSync(join(tmpdir(), "lab33-corpus-"));
 const pool = limiter(GRADE_POOL_SIZE);
@@ -86,8 +88,9 @@ describe.concurrent("corpus entries", () => {
     it.skipIf(skip)(`${entry.name}: ${entry.expected.defect}`, { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
       const dir = materialize(entry, join(labDir, manifest.solution), work);
       let run: { token: string; gradeDir: string; privateDir: string } | undefined;
+      const homework = entry.expected.homework === true;
       const result = await pool(() =>
-        grade({ submission: dir, seed: 3, lang: "en", homework: false, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
+        grade({ submission: dir, seed: 3, lang: "en", homework, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
       );
       const byId = Object.fromEntries(result.checks.map((c) => [c.id, c.status]));
       expect(result.status, result.message).toBe(entry.expected.status);
@@ -97,6 +100,15 @@ describe.concurrent("corpus entries", () => {
       // Every check of the lab is listed, and a grade that could not be finished scores nothing.
       for (const check of manifest.checks) expect(byId[check.id], check.id).toBeDefined();
       if (result.status === "error") expect(result.score).toBe(0);
+      if (entry.expected.mustPassOthers ?? entry.mutations !== undefined) {
+        // One defect, charged to its own dimensions: every other graded check passes, or
+        // fails only with tests that say which other TODO they need first.
+        const blamed = result.checks
+          .filter((c) => c.kind !== "homework" && c.status !== "pass" && !entry.expected.mustFail.includes(c.id))
+          .filter((c) => c.status === "error" || c.tests.filter((t) => t.status === "fail").some((t) => !NEEDS.test(t.message ?? "")))
+          .map((c) => `${c.id}: ${c.message}`);
+        expect(blamed, "checks this single-defect entry must not fail").toEqual([]);
+      }
       // Whatever the submission did, nothing the grade started is still running.
       expect(leftoversOf(run!)).toEqual([]);
     });

@@ -2,7 +2,9 @@
 // shape, the markdown draws the failed evidence test's real messages, and nothing breaks
 // the JSON or XML it is embedded in.
 
+import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
+import { csvCell, gradebookCsv } from "../../grader/batch.ts";
 import { render } from "../../grader/report/index.ts";
 import { renderText } from "../../grader/report/text.ts";
 import type { GradeResult } from "../../grader/result.ts";
@@ -77,19 +79,148 @@ describe("report formats", () => {
     expect(gs.output).toContain("seed 42");
   });
 
-  it("writes Exercism results v3, with a could-not-grade result as status error and its message", () => {
+  it("declares every Gradescope text field plain text, so angle brackets in a hint survive", () => {
+    const gs = JSON.parse(render(sample(), "gradescope"));
+    // Gradescope's documented values: text, html, simple_format, md, ansi (default simple_format, read as HTML).
+    expect(gs).toMatchObject({ output_format: "text", test_output_format: "text", test_name_format: "text" });
+    expect(gs.tests[1].output).toContain("<Map>");
+    for (const test of gs.tests) expect(Object.keys(test).sort()).toEqual(["max_score", "name", "output", "output_format", "score", "status", "visibility"]);
+  });
+
+  it("writes Exercism results v3 with one test per graded check, its status, message and test source", () => {
     const ex = JSON.parse(render(sample(), "exercism"));
     expect(ex).toMatchObject({ version: 3, status: "fail" });
+    expect(ex.tests.map((t: { name: string }) => t.name)).toEqual(["evidence/happy-path: Happy path", "evidence/out-of-order: Out of order"]);
     expect(ex.tests[1]).toMatchObject({ status: "fail", message: expect.stringContaining("1 of 1 tests failed") });
-    const error = JSON.parse(render(sample("error"), "exercism"));
-    expect(error).toMatchObject({ version: 3, status: "error", message: expect.stringContaining("src/mcp-client.ts:6") });
+    expect(ex.tests[0].message).toBeUndefined();
+    // test_code is the describe block's source from the lab's test file, not the test's title.
+    expect(ex.tests[1].test_code).toContain('describe("evidence/out-of-order"');
+    expect(ex.tests[1].test_code).toContain("labs/33-mcp-lite/tests/evidence/out-of-order.test.ts");
+    expect(ex.tests[1].test_code).toMatch(/\bit\(/);
+  });
+
+  it("keeps Exercism's top-level error for a run where no test could run, with the message", () => {
+    const none = sample("error");
+    none.checks = none.checks.map((c) => ({ ...c, status: "error" as const, tests: [] }));
+    const error = JSON.parse(render(none, "exercism"));
+    expect(error).toEqual({ version: 3, status: "error", message: expect.stringContaining("src/mcp-client.ts:6"), tests: [] });
+  });
+
+  it("reports a run that broke part-way to Exercism as fail, keeping the checks that ran", () => {
+    const partial = sample("error");
+    partial.checks[1] = { ...partial.checks[1]!, status: "error", message: "deadline passed" };
+    const ex = JSON.parse(render(partial, "exercism"));
+    expect(ex.status).toBe("fail");
+    expect(ex.tests.map((t: { status: string }) => t.status)).toEqual(["pass", "error"]);
+    expect(ex.tests[1].message).toContain("deadline passed");
+  });
+
+  it("writes PrairieLearn results with a 0..1 score and points per check, or gradable false when nothing ran", () => {
+    const pl = JSON.parse(render(sample(), "prairielearn"));
+    expect(pl).toMatchObject({ gradable: true, score: 10 / 18 });
+    expect(pl.score).toBeGreaterThanOrEqual(0);
+    expect(pl.score).toBeLessThanOrEqual(1);
+    expect(pl.tests[1]).toMatchObject({ name: "evidence/out-of-order", points: 0, max_points: 8, message: expect.stringContaining("Reread the id-matching section <Map>") });
+    expect(pl.tests[1].output).toContain("✘ matches \"fast\" & slow");
+    const none = sample("error");
+    none.checks = none.checks.map((c) => ({ ...c, status: "error" as const, tests: [] }));
+    const invalid = JSON.parse(render(none, "prairielearn"));
+    expect(invalid).toMatchObject({ gradable: false, format_errors: [expect.stringContaining("src/mcp-client.ts:6")] });
+    expect(invalid.score).toBeUndefined();
   });
 
   it("writes JUnit XML with escaped failure text and the seed as a property", () => {
     const xml = render(sample(), "junit");
     expect(xml).toContain('<property name="seed" value="42"/>');
     expect(xml).toContain('name="matches &quot;fast&quot; &amp; slow"');
-    expect(xml).toContain("<failure message=\"hung: slow call never settled; a &lt;b&gt; | c\">");
+    expect(xml).toContain('<failure message="hung: slow call never settled; a &lt;b&gt; | c"');
     expect(xml).not.toMatch(/<b>/);
   });
+
+  it("writes JUnit XML that a strict XML parser accepts, even with --- and control characters in the messages", () => {
+    const hostile = sample("error");
+    hostile.message = "could not grade --- <!-- x --> \u0000\u0001\u001b[31m ]]> \ud800 end";
+    hostile.checks[1]!.tests[0]!.message = "---\u0007 bell <x> & \"q\" \u000b";
+    hostile.checks[1]!.tests[0]!.title = "title with -- and \u0008";
+    const xml = render(hostile, "junit");
+    const doc = parseStrict(xml);
+    expect(doc.errors).toEqual([]);
+    expect(doc.text.join("")).toContain("---");
+  });
+
+  it("puts counts and time on every JUnit testsuite and the properties inside it, as the schema does", () => {
+    const doc = parseStrict(render(sample(), "junit"));
+    expect(doc.errors).toEqual([]);
+    const suites = doc.elements.filter((e) => e.name === "testsuite");
+    expect(suites.map((s) => s.attributes.name)).toEqual(["33-mcp-lite evidence", "33-mcp-lite homework"]);
+    // evidence: "works" passes, "matches …" fails → 2 tests, 1 failure.
+    expect(suites[0]!.attributes).toMatchObject({ tests: "2", failures: "1", errors: "0", skipped: "0", time: "0.005" });
+    expect(suites[1]!.attributes).toMatchObject({ tests: "1", failures: "0", errors: "0", skipped: "0" });
+    for (const key of ["tests", "failures", "errors", "skipped", "time"]) expect(Number.isNaN(Number(suites[0]!.attributes[key]))).toBe(false);
+    expect(doc.elements.find((e) => e.name === "testsuites")!.attributes).toMatchObject({ tests: "3", failures: "1" });
+    // <properties> is the first child of each <testsuite>, never of <testsuites>.
+    expect(doc.elements.filter((e) => e.name === "properties").map((e) => e.parent)).toEqual(["testsuite", "testsuite"]);
+    expect(doc.firstChildOf.get("testsuite")).toBe("properties");
+  });
+
+  it("adds a JUnit case for a check that failed without a failing test of its own", () => {
+    const result = sample();
+    result.checks.push({ id: "probe/orphans", kind: "probe", status: "fail", score: 0, maxScore: 8, message: "pid 123 alive after close()", title: "Orphans", standard: "", deduction: "", tests: [] });
+    const doc = parseStrict(render(result, "junit"));
+    const probe = doc.elements.find((e) => e.name === "testsuite" && e.attributes.name === "33-mcp-lite probe")!;
+    expect(probe.attributes).toMatchObject({ tests: "1", failures: "1" });
+    expect(render(result, "junit")).toContain('<failure message="pid 123 alive after close()"');
+  });
 });
+
+describe("gradebook CSV", () => {
+  const result = (status: GradeResult["status"], score: number, message?: string): GradeResult => ({ ...sample(status), score, ...(message ? { message } : {}) });
+
+  it("has the student id in its own column, total, bonus and one points column per check", () => {
+    const csv = gradebookCsv(["evidence/happy-path", "evidence/out-of-order"], [{ name: "lab33-alice", result: result("fail", 10) }], "^lab33-(.+)$");
+    const [header, row] = csv.split("\r\n");
+    expect(header).toBe("student,submission,status,total,max,bonus,bonusMax,evidence/happy-path,evidence/out-of-order,homework/stress-100,seed,durationMs,message");
+    expect(row).toBe("alice,lab33-alice,fail,10,18,2,2,10,0,2,42,1234,");
+    expect(csv.endsWith("\r\n")).toBe(true);
+  });
+
+  it("quotes commas, quotes and line breaks and defuses cells a spreadsheet would run as formulas", () => {
+    expect(csvCell('a,"b"\nc')).toBe('"a,""b""\nc"');
+    expect(csvCell("=HYPERLINK(1)")).toBe("'=HYPERLINK(1)");
+    expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");
+    expect(csvCell(-3)).toBe("-3");
+    const csv = gradebookCsv([], [{ name: "+bob", result: result("error", 0, "type error, line 6") }]);
+    expect(csv.split("\r\n")[1]).toMatch(/^'\+bob,'\+bob,error,0,18,2,2,2,42,1234,"type error, line 6"$/);
+  });
+});
+
+interface Element { name: string; attributes: Record<string, string>; parent: string | undefined }
+
+// Parses with saxes, a strict XML 1.0 parser: every well-formedness error is collected.
+function parseStrict(xml: string): { errors: string[]; elements: Element[]; text: string[]; firstChildOf: Map<string, string> } {
+  const parser = new SaxesParser();
+  const errors: string[] = [];
+  const elements: Element[] = [];
+  const text: string[] = [];
+  const stack: string[] = [];
+  const firstChildOf = new Map<string, string>();
+  const seenChild = new Set<number>();
+  parser.on("error", (error) => errors.push(error.message));
+  parser.on("text", (t) => text.push(t));
+  parser.on("opentag", (tag) => {
+    const parent = stack.at(-1);
+    if (parent !== undefined && !seenChild.has(stack.length)) {
+      seenChild.add(stack.length);
+      if (!firstChildOf.has(parent)) firstChildOf.set(parent, tag.name);
+    }
+    elements.push({ name: tag.name, attributes: tag.attributes as Record<string, string>, parent });
+    stack.push(tag.name);
+    seenChild.delete(stack.length);
+  });
+  parser.on("closetag", () => {
+    seenChild.delete(stack.length);
+    stack.pop();
+  });
+  parser.write(xml).close();
+  return { errors, elements, text, firstChildOf };
+}

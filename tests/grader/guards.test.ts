@@ -33,11 +33,14 @@ describe.concurrent("grader guards", () => {
       lang: "en",
       seed: 1,
       homework: false,
-      deadlineMs: 4_000,
+      // Long enough for vitest to start its tests on a loaded machine (at 4 s none had started
+      // under the full suite's load); the hang detectors wait past it, so the tests still run.
+      deadlineMs: 12_000,
+      hangMs: 60_000,
       onRun: (info) => (token = info.token),
     });
     expect(result.status).toBe("error");
-    expect(result.message).toMatch(/overall deadline of 4000 ms; still running then: .*evidence\//);
+    expect(result.message).toMatch(/overall deadline of 12000 ms; still running then: .*evidence\//);
     expect(withEnvToken(TOKEN_ENV, token)).toEqual([]);
   });
 });

@@ -1,15 +1,58 @@
 #!/usr/bin/env bash
-# Gradescope autograder setup (runs once when the image is built). Zip this workbook so
-# that this file and run_autograder sit at the top of the zip next to a `source/` copy of
-# the repository, or simply zip the repository with these two files copied to its root:
-# Gradescope unpacks the zip to /autograder/source.
+# Gradescope autograder setup (runs once, as root, when Gradescope builds the image from the
+# zip that `npm run dist -- gradescope OUT_ZIP` makes; the zip is unpacked to
+# /autograder/source). Installs Node 22 LTS, the locked packages, an unprivileged user for
+# the student's code, and grades the starter once so the first real grade is not the slow one.
+#
+# Node: the official Linux tarball of the newest 22.x from nodejs.org, checked against its
+# SHASUMS256.txt (no third-party apt repository). Knobs, for tests and other images:
+#   LAB_SOURCE=DIR           where the zip was unpacked (default /autograder/source)
+#   LAB_NODE_INSTALL=skip    use the node already on PATH (must be 22 or newer to skip otherwise)
+#   LAB_NODE_LINE=v22.x      another release line, e.g. v24.x
+#   LAB_NPM_CI=skip          keep an existing node_modules
+#   LAB_GRADE_USER=NAME      the unprivileged user (default lab33; empty = none)
 set -euo pipefail
-apt-get update
-apt-get install -y --no-install-recommends ca-certificates curl gnupg
-# Node 20 (the workbook's engine) from NodeSource.
-curl -fsSL https://deb.nodesource.com/setup_20.x | bash -
-apt-get install -y --no-install-recommends nodejs
-cd /autograder/source
-npm ci --no-audit --no-fund
-# Warm the TypeScript and vitest paths once so the first grade is not the slow one.
-npm run grade -- --solution --json /tmp/warmup.json --format json > /dev/null || true
+source_dir=${LAB_SOURCE:-/autograder/source}
+line=${LAB_NODE_LINE:-v22.x}
+user=${LAB_GRADE_USER-lab33}
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+if [ "${LAB_NODE_INSTALL:-}" != skip ] && [ "$(node_major)" -lt 22 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends ca-certificates curl xz-utils
+  case "$(uname -m)" in
+    x86_64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) echo "unsupported machine $(uname -m)" >&2; exit 1 ;;
+  esac
+  base="https://nodejs.org/dist/latest-${line}"
+  tmp=$(mktemp -d)
+  curl -fsSL "$base/SHASUMS256.txt" -o "$tmp/SHASUMS256.txt"
+  tarball=$(grep -o "node-v[0-9.]*-linux-${arch}\.tar\.xz" "$tmp/SHASUMS256.txt" | head -n 1)
+  curl -fsSL "$base/$tarball" -o "$tmp/$tarball"
+  (cd "$tmp" && grep " ${tarball}\$" SHASUMS256.txt | sha256sum -c -)
+  tar -xJf "$tmp/$tarball" -C /usr/local --strip-components=1 --no-same-owner
+  rm -rf "$tmp"
+fi
+if [ "$(node_major)" -lt 22 ]; then
+  echo "Node 22 or newer is required, found $(node --version 2>/dev/null || echo none)" >&2
+  exit 1
+fi
+echo "node $(node --version), npm $(npm --version)"
+
+cd "$source_dir"
+if [ "${LAB_NPM_CI:-}" != skip ]; then npm ci --no-audit --no-fund; fi
+chmod -R a+rX "$source_dir"
+chmod +x "$source_dir/run_autograder" "$source_dir/grader/platforms/run-grade.sh" 2> /dev/null || true
+
+if [ -n "$user" ] && [ "$(id -u)" = 0 ] && ! id -u "$user" > /dev/null 2>&1; then
+  useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+fi
+
+# Warm-up: grade the starter (the learner's working copy) once; its result is thrown away.
+warm=$(mktemp -d)
+chmod 755 "$warm"
+LAB_GRADE_USER=$user bash "$source_dir/grader/platforms/run-grade.sh" "$source_dir/labs/33-mcp-lite/starter" "$warm" gradescope "$warm/results.json" > /dev/null || true
+rm -rf "$warm"

@@ -4,7 +4,7 @@
 
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { check, expectCleanShutdown, expectCode, harness, received, rejection, waitFor } from "../tests/support.ts";
+import { check, expectCleanShutdown, expectCode, harness, initialize, received, rejection, waitFor } from "../tests/support.ts";
 import { hw } from "./messages.ts";
 
 function start() {
@@ -19,7 +19,7 @@ function idOf(log: ReturnType<ReturnType<typeof start>["log"]>, tag: string): nu
 describe("homework/cancel-notice", () => {
   it("sends notifications/cancelled {requestId, reason} after a timeout and after an abort", async () => {
     const h = start();
-    await h.client.initialize();
+    await initialize(h);
 
     const timedOut = await rejection(h.client.callTool("never", { tag: "timeout" }, { timeoutMs: 100 }), "callTool(never, 100 ms)");
     expectCode(timedOut, "MCP_TIMEOUT", "callTool(never, 100 ms)");

@@ -33,8 +33,8 @@ const catalog = {
     en: "the stderr tail contains U+FFFD: the cut split a multi-byte character (cut on a UTF-8 boundary)",
   },
   stderrTail: {
-    zh: "stderr 应保留尾部（崩溃原因通常在最后），应以 {expected} 结尾，实际结尾是 {actual}",
-    en: "stderr should keep the tail (crash reasons come last) and end with {expected}, but ends with {actual}",
+    zh: "stderr 应恰好保留最后 maxStderrBytes 个字节里的完整字符（崩溃原因通常在最后）：应为 {expected}，实际是 {actual}",
+    en: "stderr should keep exactly the whole characters of the last maxStderrBytes bytes (crash reasons come last): expected {expected}, got {actual}",
   },
   exitStderr: {
     zh: "MCP_PROCESS_EXIT 的 error.stderr 应是不超过 {max} 字节、以 {expected} 结尾的尾部，实际是 {actual}",

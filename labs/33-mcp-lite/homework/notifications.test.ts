@@ -3,7 +3,7 @@
 
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { check, expectCleanShutdown, harness, within } from "../tests/support.ts";
+import { check, expectCleanShutdown, harness, initialize, within } from "../tests/support.ts";
 import { hw } from "./messages.ts";
 
 describe("homework/notifications", () => {
@@ -13,7 +13,7 @@ describe("homework/notifications", () => {
       (command) => new McpClient({ ...command, timeoutMs: 10_000, onNotification: (n: { method: string }) => seen.push(n.method) }),
       { scenarios: ["notifications"] },
     );
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     // Each answer is preceded by notifications/progress and notifications/message.
     const first = await within(h.client.callTool("echo", { value: "one" }), "callTool(echo one)");
     check(JSON.stringify(first) === JSON.stringify({ content: "one" }), hw("notificationSettled", { expected: { content: "one" }, actual: first }));

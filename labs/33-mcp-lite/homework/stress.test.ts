@@ -3,7 +3,7 @@
 
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { abortListeners, check, expectCleanShutdown, harness, within } from "../tests/support.ts";
+import { abortListeners, check, expectCleanShutdown, harness, initialize, within } from "../tests/support.ts";
 import { msg } from "../tests/messages.ts";
 import { seededRandom } from "../probes/support.ts";
 import { hw } from "./messages.ts";
@@ -13,7 +13,7 @@ describe("homework/stress-100", () => {
     const seed = Number(process.env.LAB_SEED ?? 33);
     const next = seededRandom(seed); // one seed, one sequence of delays: a failure can be replayed
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 20_000 }));
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     const signal = new AbortController().signal; // one long-lived signal shared by every call
     const calls = Array.from({ length: 100 }, (_, index) => {
       const delay = Math.floor(next() * 40);

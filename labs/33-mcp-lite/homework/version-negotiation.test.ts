@@ -5,13 +5,13 @@
 import { describe, it } from "vitest";
 import { McpClient, SUPPORTED_PROTOCOL_VERSIONS } from "#submission/src/mcp-client.ts";
 import { isAlive } from "../../../fixtures/index.ts";
-import { check, expectCleanShutdown, expectCode, harness, rejection, within } from "../tests/support.ts";
+import { check, expectCleanShutdown, expectCode, harness, initialize, rejection, startupRejection, within } from "../tests/support.ts";
 import { hw } from "./messages.ts";
 
 describe("homework/version-negotiation", () => {
   it("refuses an unsupported version, names both sides, and stops the child", async () => {
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000 }), { scenarios: ["bad-version"] });
-    const error = await rejection(h.client.initialize(), "initialize() against a 1999-01-01 server");
+    const error = await startupRejection(h, "initialize() against a 1999-01-01 server");
     expectCode(error, "MCP_PROTOCOL_ERROR", "initialize() against a 1999-01-01 server");
     const message = String(error.message);
     const ours = SUPPORTED_PROTOCOL_VERSIONS[0];
@@ -24,7 +24,7 @@ describe("homework/version-negotiation", () => {
 
   it("accepts an older version both sides support", async () => {
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000 }), { protocolVersions: ["2024-11-05"] });
-    const init = await within(h.client.initialize(), "initialize() against a 2024-11-05 server");
+    const init = await initialize(h, "initialize() against a 2024-11-05 server");
     check(init?.protocolVersion === "2024-11-05", hw("versionOlder", { version: "2024-11-05", actual: init?.protocolVersion }));
     await expectCleanShutdown(h, "version negotiation");
   });

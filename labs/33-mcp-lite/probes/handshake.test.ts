@@ -3,7 +3,7 @@
 // version fails the handshake and stops the child.
 
 import { describe, it } from "vitest";
-import { check, expectCode, received, rejection, waitFor, within } from "../tests/support.ts";
+import { check, expectCode, initialize, received, rejection, startupRejection, startupWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { alivePids, pause, start } from "./support.ts";
 
@@ -22,8 +22,8 @@ describe("rubric/handshake", () => {
 
   it("sends one initialize for concurrent initialize() calls, and none once initialized", async () => {
     const h = start();
-    await within(Promise.all([h.client.initialize(), h.client.initialize(), h.client.initialize()]), "three concurrent initialize() calls");
-    await within(h.client.initialize(), "initialize() once initialized");
+    await startupWithin(h, Promise.all([h.client.initialize(), h.client.initialize(), h.client.initialize()]), "three concurrent initialize() calls");
+    await initialize(h, "initialize() once initialized");
     await within(h.client.listTools(), "listTools()");
     const inits = received(h.log(), "initialize").length;
     check(inits === 1, pmsg("initializeCount", { count: inits }));
@@ -33,7 +33,7 @@ describe("rubric/handshake", () => {
 
   it("sends notifications/initialized only after the initialize answer", async () => {
     const ok = start();
-    await within(ok.client.initialize(), "initialize()");
+    await initialize(ok);
     await within(ok.client.listTools(), "listTools()");
     const log = ok.log();
     const answer = log.findIndex((e) => e.dir === "out" && e.msg?.result?.protocolVersion !== undefined);
@@ -45,7 +45,7 @@ describe("rubric/handshake", () => {
     // arrives in the same burst), not after a short client deadline: a slow start could let
     // that deadline stop the server before it read anything at all.
     const silent = start({ scenarios: ["hang-initialize"] });
-    const init = rejection(silent.client.initialize(), "initialize() against a server that never answers");
+    const init = startupRejection(silent, "initialize() against a server that never answers");
     await waitFor(() => received(silent.log(), "initialize").length === 1, "the server receiving initialize");
     await pause(100); // room for a notification written separately, just after the request
     const notes = received(silent.log(), "notifications/initialized");
@@ -57,7 +57,7 @@ describe("rubric/handshake", () => {
 
   it("fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child", async () => {
     const h = start({ scenarios: ["bad-version"] });
-    expectCode(await rejection(h.client.initialize(), "initialize() with protocol version 1999-01-01"), "MCP_PROTOCOL_ERROR", "initialize() with protocol version 1999-01-01");
+    expectCode(await startupRejection(h, "initialize() with protocol version 1999-01-01"), "MCP_PROTOCOL_ERROR", "initialize() with protocol version 1999-01-01");
     check(!h.client.initialized, pmsg("stillInitialized"));
     check(received(h.log(), "notifications/initialized").length === 0, pmsg("initializedWithoutAnswer"));
     await waitFor(() => alivePids(h).length === 0, pmsg("childNotStopped", { pids: h.pids().join(", ") })).catch(() => {

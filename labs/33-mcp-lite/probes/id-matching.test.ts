@@ -3,7 +3,7 @@
 // ids, duplicates, a late answer after a timeout, and the ids themselves.
 
 import { describe, it } from "vitest";
-import { check, expectCode, received, rejection, sent, waitFor, within } from "../tests/support.ts";
+import { check, expectCode, initialize, needs, received, rejection, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { SEED, start } from "./support.ts";
 
@@ -17,7 +17,7 @@ const CONCURRENT_CALLS = 16;
 describe("rubric/id-matching", () => {
   it(`answers ${CONCURRENT_CALLS} concurrent calls to one tool, released in a seeded random order, each to its own caller`, async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     // The server holds every call until all have arrived, then answers them in one burst,
     // shuffled by the seed: neither arrival order nor the tool name can tell them apart.
     const batch = { id: "burst", size: CONCURRENT_CALLS, order: "shuffle", seed: SEED };
@@ -26,11 +26,11 @@ describe("rubric/id-matching", () => {
     answers.forEach((answer, i) => expectAnswer(answer, `call-${i}`, `echo call #${i}`));
   });
 
-  it('settles nothing with a string id "N", an unknown id, or a repeated answer', async () => {
-    // Before each real answer the server sends one with id String(id) and one with id+1000;
-    // after it, a duplicate with the same id.
-    const h = start({ scenarios: ["string-id", "unknown-id", "duplicate-id"] });
-    await within(h.client.initialize(), "initialize()");
+  it('settles nothing with a string id "N", an unknown id, a repeated answer or a notification', async () => {
+    // Before each real answer the server sends two notifications (no id), one answer with id
+    // String(id) and one with id+1000; after it, a duplicate with the same id.
+    const h = start({ scenarios: ["notifications", "string-id", "unknown-id", "duplicate-id"] });
+    await initialize(h);
     expectAnswer(await within(h.client.callTool("echo", { value: "first" }), "callTool(first)"), "first", "callTool(first)");
     expectAnswer(await within(h.client.callTool("echo", { value: "second" }), "callTool(second)"), "second", "callTool(second)");
     const together = ["x", "y", "z"].map((value) => h.client.callTool("echo", { value }));
@@ -42,32 +42,41 @@ describe("rubric/id-matching", () => {
   it("never hands a late answer, arriving after its call timed out, to a newer call", async () => {
     // This server answers even after a cancellation notice, as one that already finished would.
     const h = start({ scenarios: ["ignore-cancellation"] });
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     // The server holds "late" until "release" was answered, so it times out whatever the
-    // machine's load, and its answer comes only when the test asks for it.
-    const late = await rejection(h.client.callTool("echo", { value: "late", after: "release" }, { timeoutMs: 30 }), "callTool(late, 30 ms)");
-    expectCode(late, "MCP_TIMEOUT", "callTool(late, 30 ms)");
+    // machine's load, and its answer comes only when the test asks for it. Timing out is
+    // TODO(timeout)'s job: when it does not happen, this test says so instead of failing
+    // id matching.
+    await needs("timeout", async () => {
+      const late = await rejection(h.client.callTool("echo", { value: "late", after: "release" }, { timeoutMs: 30 }), "callTool(late, 30 ms)");
+      expectCode(late, "MCP_TIMEOUT", "callTool(late, 30 ms)");
+    });
     // "fresh" is held until "late" was answered. Answering "release" makes the server send
     // release, late, fresh in one burst: the late answer reaches the client while "fresh"
-    // is the only call pending.
+    // is pending.
     const fresh = h.client.callTool("echo", { value: "fresh", after: "late" });
     expectAnswer(await within(h.client.callTool("echo", { value: "release" }), "callTool(release)"), "release", "callTool(release)");
-    await waitFor(() => sent(h.log()).some((m) => m.result?.content === "late"), "the fixture's late answer");
     expectAnswer(await within(fresh, "callTool(fresh)"), "fresh", "callTool(fresh)");
   });
 
   it("numbers requests with strictly increasing integer ids and never reuses one", async () => {
     const h = start({ scenarios: ["ignore-cancellation"] });
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     await within(h.client.listTools(), "listTools()");
-    // Held by the server until "never-sent" is answered: a timeout under any load.
-    await rejection(h.client.callTool("echo", { value: "slow", after: "never-sent" }, { timeoutMs: 20 }), "callTool(slow, 20 ms)");
+    // Requests that end in a timeout, an abort and a remote error are sent too, but never
+    // waited for: their ids count, how (or whether) they settle is other probes' business.
+    const sideCalls: Array<Promise<unknown>> = [];
+    const side = (call: () => Promise<unknown>) => {
+      const p = Promise.resolve().then(call);
+      p.catch(() => {});
+      sideCalls.push(p);
+    };
+    side(() => h.client.callTool("echo", { value: "slow", after: "never-sent" }, { timeoutMs: 20 }));
     const aborter = new AbortController();
-    const aborted = h.client.callTool("never", {}, { signal: aborter.signal });
+    side(() => h.client.callTool("never", {}, { signal: aborter.signal }));
     await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.name === "never"), "the server receiving never");
     aborter.abort();
-    await rejection(aborted, "aborted callTool");
-    await rejection(h.client.callTool("fail", {}), "callTool(fail)");
+    side(() => h.client.callTool("fail", {}));
     for (let i = 0; i < 4; i++) await within(h.client.callTool("echo", { value: i }), `callTool(echo ${i})`);
     const ids = h
       .log()

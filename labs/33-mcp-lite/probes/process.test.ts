@@ -3,11 +3,12 @@
 // only once the server (and its children) are gone, concurrent closes share that
 // shutdown, and a server that ignores SIGTERM is killed after closeTimeoutMs.
 
-import "./spawn-recorder.ts"; // first: wraps node:child_process before the submission loads
+import { realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { describe, it } from "vitest";
-import { check, HANG_MS, within } from "../tests/support.ts";
+import { check, HANG_MS, initialize, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { resetSpawnCalls, spawnCalls } from "./spawn-recorder.ts";
+import { processesStarted, resetSpawnCalls, spawnCalls } from "./spawn-recorder.ts";
 import { alivePids, SEED, start } from "./support.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
@@ -18,26 +19,38 @@ describe("rubric/process", () => {
   it("starts the server without a shell and passes odd arguments through verbatim", async () => {
     resetSpawnCalls();
     const h = start({ extraArgs: ["--", ...ODD_ARGS] });
-    await within(h.client.initialize(), "initialize()");
-    const shelled = spawnCalls().filter((call) => call.shell);
+    const command = h.command;
+    await initialize(h);
+    const shelled = spawnCalls().filter((call) => call.api !== "process" && call.shell);
     check(shelled.length === 0, pmsg("shellUsed", { call: shelled[0] }));
-    const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as { content?: unknown; argv?: string[] };
+    // What actually ran, whatever the options said: the program and argv handed to the OS.
+    // A shell shows up here as /bin/sh -c …, even when it execs the server right away.
+    // Only what starts the server counts here (helpers of its own are probe/orphans' business).
+    const script = command.args[0]!;
+    const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
+    const direct = started.length > 0 && started.every((p) => p.command === command.executable && JSON.stringify(p.args) === JSON.stringify(command.args));
+    check(direct, pmsg("shellBetween", { what: started.map((p) => [p.command, ...p.args].join(" ")).join(" | ") || "nothing" }));
+    const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as { content?: unknown; argv?: string[]; ppid?: number; parent?: { exe?: string; argv?: string[] } };
+    // And from the server's side: its parent is the process the client runs in.
+    check(seen?.ppid === process.pid, pmsg("notDirectChild", { parent: `${seen?.ppid} ${(seen?.parent?.argv ?? [seen?.parent?.exe]).join(" ")}` }));
     const argv = ((seen as any)?.argv ?? []) as string[];
     const after = argv.slice(argv.indexOf("--") + 1);
     check(argv.includes("--") && JSON.stringify(after) === JSON.stringify(ODD_ARGS), pmsg("argsMangled", { expected: ODD_ARGS, actual: after }));
   });
 
-  it("passes the configured env but nothing else of the grader's environment to the server", async () => {
+  it("passes the configured env and cwd but nothing else of the grader's environment to the server", async () => {
     const secret = `secret-${SEED}`;
     process.env[SECRET_NAME] = secret;
     try {
-      const h = start({}, { env: { LAB33_GIVEN: "given" } });
-      await within(h.client.initialize(), "initialize()");
+      const cwd = realpathSync(tmpdir());
+      const h = start({}, { env: { LAB33_GIVEN: "given" }, cwd });
+      await initialize(h);
       const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as any;
       const env = (seen?.env ?? {}) as Record<string, string>;
       check(env[SECRET_NAME] === undefined, pmsg("secretLeaked", { name: SECRET_NAME }));
       check(env.LAB33_GRADE_TOKEN === undefined, pmsg("secretLeaked", { name: "LAB33_GRADE_TOKEN" }));
       check(env.LAB33_GIVEN === "given", pmsg("envMissing", { name: "LAB33_GIVEN" }));
+      check(seen?.cwd === cwd, pmsg("cwdIgnored", { expected: cwd, actual: seen?.cwd }));
     } finally {
       delete process.env[SECRET_NAME];
     }
@@ -46,7 +59,7 @@ describe("rubric/process", () => {
   it("resolves close() only after the server is gone, and two concurrent close() calls share that shutdown", async () => {
     // This server takes 300 ms to exit after SIGTERM, so a close() that does not wait shows.
     const h = start({ scenarios: ["slow-exit"], sigtermDelayMs: 300 });
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     const first = h.client.close();
     const second = h.client.close();
     await within(Promise.race([first, second]), "the first close() to resolve", HANG_MS + 2_000);
@@ -58,7 +71,7 @@ describe("rubric/process", () => {
   it("leaves no child of the server behind after close()", async () => {
     // The server starts a grandchild in its own process group and records its pid.
     const h = start({ scenarios: ["grandchild"] });
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     await within(h.client.close(), "close()", HANG_MS + 2_000);
     const alive = alivePids(h);
     check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
@@ -67,7 +80,7 @@ describe("rubric/process", () => {
   it("kills a server that ignores SIGTERM once closeTimeoutMs has passed", async () => {
     const closeTimeoutMs = 200;
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs });
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     // A hang detector, not a stopwatch: closeTimeoutMs plus the usual margin.
     await within(h.client.close(), `close() with closeTimeoutMs ${closeTimeoutMs}`, closeTimeoutMs + HANG_MS);
     const alive = alivePids(h);

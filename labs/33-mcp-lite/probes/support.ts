@@ -31,14 +31,15 @@ export function probeHarness<C extends ClientLike>(
 ): Harness<C> {
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-probe-");
-  const client = make(ws.command({ selfDestructMs: 60_000, ...fixture }));
+  const command = ws.command({ selfDestructMs: 60_000, ...fixture });
+  const client = make(command);
   onTestFinished(async () => {
     // A correct close() against these fixtures takes milliseconds; a broken one is already
     // reported by the probe, so cleanup does not wait the full hang deadline for it again.
-    await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => {});
-    await ws.cleanup();
+    const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);
+    await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
   });
-  return { client, ws, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
+  return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
 }
 
 /** Throws unless no timer of the client is alive. */

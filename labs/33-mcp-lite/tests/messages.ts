@@ -70,6 +70,14 @@ const catalog = {
     zh: "服务器退出后再次 initialize() 应启动一个新的服务器进程",
     en: "initialize() after the server exited should start a fresh server process",
   },
+  replayed: {
+    zh: "退出时挂起的请求被重放给了新服务器（服务器共收到 {count} 次 never 调用，应为 1 次）",
+    en: "a request pending at the exit was replayed to the new server (the server received never {count} times; expected once)",
+  },
+  needsTodo: {
+    zh: "需要先完成 TODO({todo})：{detail}",
+    en: "needs TODO({todo}) first: {detail}",
+  },
 } as const;
 
 export type MessageKey = keyof typeof catalog;

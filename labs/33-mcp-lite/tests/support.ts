@@ -2,9 +2,11 @@
 // server with per-test cleanup, detect promises that never settle (instead of hanging),
 // and count the timers and abort listeners the client under test leaves behind.
 
+import { createHook } from "node:async_hooks";
 import { getEventListeners } from "node:events";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
+import { startedCount } from "../probes/spawn-recorder.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
 /** How long a test waits for a promise the fixture has already answered (ms). */
@@ -26,26 +28,107 @@ export class HungError extends Error {
   }
 }
 
+// The hang detectors' clock. It advances in polls of POLL_MS and counts at most
+// MAX_STEP_MS per poll: when this process is starved of CPU (a loaded machine), a poll that
+// comes late adds little, so the detector measures time the client had to run, not wall
+// time in which nothing could run. On an idle machine it is the wall clock.
+const POLL_MS = 10;
+const MAX_STEP_MS = 50;
+
+class HangClock {
+  elapsed = 0;
+  private last = Date.now();
+  /** Adds the time since the last call (capped) when `counting`, and returns the total. */
+  advance(counting = true): number {
+    const now = Date.now();
+    const step = Math.min(now - this.last, MAX_STEP_MS);
+    this.last = now;
+    if (counting) this.elapsed += Math.max(step, 0);
+    return this.elapsed;
+  }
+}
+
+const poll = () => new Promise((resolve) => realSetTimeout(resolve, POLL_MS));
+
 // Waits for a promise to settle, and fails the test with "hung: …" instead of hanging
 // when it does not. The deadline only bites on broken clients: every wait in the
 // evidence tests is for an answer the fixture already sent or a deadline the client set.
 export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<Settled<T>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let outcome: Settled<T> | undefined;
+  const settled = promise.then(
+    (value) => (outcome = { status: "fulfilled", value }),
+    (reason) => (outcome = { status: "rejected", reason }),
+  );
+  const clock = new HangClock();
   const waitedAt = new Error();
-  const hung = new Promise<never>((_, reject) => {
-    timer = realSetTimeout(() => reject(new HungError(label, ms, waitedAt)), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        (value) => ({ status: "fulfilled" as const, value }),
-        (reason) => ({ status: "rejected" as const, reason }),
-      ),
-      hung,
-    ]);
-  } finally {
-    realClearTimeout(timer);
+  const hung = (async () => {
+    while (outcome === undefined) {
+      await poll();
+      if (outcome === undefined && clock.advance() > ms) throw new HungError(label, ms, waitedAt);
+    }
+  })();
+  await Promise.race([settled, hung]);
+  return outcome!;
+}
+
+// Waits for a promise whose progress depends on a server starting and answering the
+// handshake (initialize(), or several at once), with a hang detector that counts only the
+// client's own turns: before it starts a process, and after the server answered initialize.
+// From the spawn to the answer the server is the one working (node starting up, reading,
+// answering); on a loaded machine that can take seconds and is no reason to call the
+// client hung. The server's turn is bounded by SERVER_TURN_MS.
+export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] }, promise: Promise<T>, label: string, ms = HANG_MS): Promise<T> {
+  let outcome: Settled<T> | undefined;
+  promise.then(
+    (value) => (outcome = { status: "fulfilled", value }),
+    (reason) => (outcome = { status: "rejected", reason }),
+  );
+  const startedBefore = startedCount();
+  const answersBefore = initializeAnswers(h.log());
+  const client = new HangClock();
+  const server = new HangClock();
+  const waitedAt = new Error();
+  while (outcome === undefined) {
+    await poll();
+    if (outcome !== undefined) break;
+    const serverTurn = startedCount() > startedBefore && initializeAnswers(h.log()) <= answersBefore;
+    if (client.advance(!serverTurn) > ms) throw new HungError(label, ms, waitedAt);
+    if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
   }
+  if (outcome.status === "rejected") throw outcome.reason;
+  return outcome.value;
+}
+
+/** Longest time a server's start-up or handshake answer may take before a wait gives up (ms). */
+export const SERVER_TURN_MS = 10_000;
+
+// How many initialize requests the fixture servers have answered so far.
+function initializeAnswers(log: LogEntry[]): number {
+  const asked = new Set<unknown>();
+  let answered = 0;
+  for (const entry of log) {
+    if (entry.dir === "in" && entry.msg?.method === "initialize" && entry.msg.id !== undefined) asked.add(entry.msg.id);
+    else if (entry.dir === "out" && entry.msg && asked.has(entry.msg.id)) {
+      asked.delete(entry.msg.id);
+      answered += 1;
+    }
+  }
+  return answered;
+}
+
+/** Calls initialize(), expecting it to reject; waits with startupWithin. */
+export async function startupRejection(h: { client: { initialize(): Promise<unknown> }; pids(): number[]; log(): LogEntry[] }, label: string): Promise<any> {
+  const outcome = await startupWithin(h, Promise.resolve().then(() => h.client.initialize()).then(
+    (value) => ({ ok: true as const, value }),
+    (reason) => ({ ok: false as const, reason }),
+  ), label);
+  if (outcome.ok) throw new Error(msg("shouldReject", { label, value: outcome.value }));
+  return outcome.reason;
+}
+
+/** Calls initialize() and waits for it with startupWithin. */
+export function initialize<T>(h: { client: { initialize(): Promise<T> }; pids(): number[]; log(): LogEntry[] }, label = "initialize()"): Promise<T> {
+  return startupWithin(h, Promise.resolve().then(() => h.client.initialize()), label);
 }
 
 /** Resolves with the value or throws "hung: …". */
@@ -67,11 +150,11 @@ export async function rejection(promise: Promise<unknown>, label: string, ms = H
 // Polls a condition about the fixture's log (which the server writes before acting),
 // for orderings that depend on what the server has received.
 export async function waitFor(condition: () => boolean, label: string, ms = HANG_MS): Promise<void> {
-  const deadline = Date.now() + ms;
+  const clock = new HangClock();
   const waitedAt = new Error();
   while (!condition()) {
-    if (Date.now() > deadline) throw new HungError(label, ms, waitedAt);
-    await new Promise((resolve) => realSetTimeout(resolve, 5));
+    if (clock.advance() > ms) throw new HungError(label, ms, waitedAt);
+    await poll();
   }
 }
 
@@ -85,102 +168,146 @@ export function sent(log: LogEntry[]): any[] {
   return log.filter((entry) => entry.dir === "out").map((entry) => entry.msg);
 }
 
-export function abortListeners(signal: AbortSignal): number {
-  return getEventListeners(signal, "abort").length;
-}
+// ---- timers and abort signals -------------------------------------------------------
 
-// ---- timers -------------------------------------------------------------------------
-
-const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
-const TRACKER = Symbol.for("lab33.timerTracker");
+// Timers are seen through async_hooks: every Timeout is an async resource, whichever module
+// made it (the global setTimeout, `import { setTimeout } from "node:timers"`,
+// node:timers/promises, AbortSignal.timeout), so no way of creating one sidesteps the count.
+const realSetTimeout: typeof setTimeout = globalThis.setTimeout;
+const TRACKER = Symbol.for("lab33.leakTracker");
 
 interface TrackedTimer {
   kind: "timeout" | "interval";
   origin: string;
+  resource: { _destroyed?: boolean; _repeat?: unknown };
+}
+
+interface TrackedSignal {
+  signal: WeakRef<AbortSignal>;
+  origin: string;
 }
 
 interface Tracker {
-  live: Map<object, TrackedTimer>;
+  /** Timers by async id, until they fire or are cleared. */
+  live: Map<number, TrackedTimer>;
+  /** Signals made by AbortSignal.any from a source signal (dependent signals). */
+  dependents: WeakMap<AbortSignal, Array<WeakRef<AbortSignal>>>;
+  /** Signals made by AbortSignal.timeout. */
+  timeoutSignals: TrackedSignal[];
+  installed: boolean;
 }
 
 function tracker(): Tracker {
   const holder = globalThis as unknown as Record<symbol, Tracker | undefined>;
-  holder[TRACKER] ??= { live: new Map() };
+  holder[TRACKER] ??= { live: new Map(), dependents: new WeakMap(), timeoutSignals: [], installed: false };
   return holder[TRACKER]!;
 }
 
-// Wraps the global timer functions so every timer created through them is recorded with
-// the file that created it, until it fires or is cleared. Installed once per worker.
+// Installs, once per worker, the async_hooks timer tracker and the AbortSignal.any /
+// AbortSignal.timeout recorders (so listeners on signals derived from a caller's signal are
+// counted against it). The name is kept for the callers that install it explicitly.
 export function installTimerTracker(): void {
-  const g = globalThis as any;
-  if (g.setTimeout.__lab33Tracked) return;
-  const { live } = tracker();
-  const origSetTimeout = g.setTimeout;
-  const origSetInterval = g.setInterval;
-  const origClearTimeout = g.clearTimeout;
-  const origClearInterval = g.clearInterval;
-  const find = (handle: unknown): object | undefined => {
-    if (handle && typeof handle === "object") return handle;
-    if (typeof handle === "number" || typeof handle === "string") {
-      for (const timer of live.keys()) if (Number(timer) === Number(handle)) return timer;
-    }
-    return undefined;
-  };
-  const wrappedSetTimeout = function (this: unknown, callback: any, ms?: number, ...args: unknown[]) {
-    if (typeof callback !== "function") return origSetTimeout.call(this, callback, ms, ...args);
-    const handle = origSetTimeout.call(
-      this,
-      function (this: unknown, ...inner: unknown[]) {
-        live.delete(handle);
-        return callback.apply(this, inner);
-      },
-      ms,
-      ...args,
-    );
-    live.set(handle, { kind: "timeout", origin: creator() });
-    return handle;
-  };
-  const wrappedSetInterval = function (this: unknown, callback: any, ms?: number, ...args: unknown[]) {
-    const handle = origSetInterval.call(this, callback, ms, ...args);
-    live.set(handle, { kind: "interval", origin: creator() });
-    return handle;
-  };
-  const clear = (orig: (handle: unknown) => void) =>
-    function (this: unknown, handle: unknown) {
-      const key = find(handle);
-      if (key) live.delete(key);
-      return orig.call(this, handle);
-    };
-  Object.assign(wrappedSetTimeout, origSetTimeout, { __lab33Tracked: true });
-  Object.assign(wrappedSetInterval, origSetInterval);
-  g.setTimeout = wrappedSetTimeout;
-  g.setInterval = wrappedSetInterval;
-  g.clearTimeout = clear(origClearTimeout);
-  g.clearInterval = clear(origClearInterval);
+  const t = tracker();
+  if (t.installed) return;
+  t.installed = true;
+  createHook({
+    init(asyncId, type, _trigger, resource) {
+      if (type !== "Timeout") return;
+      const timer = resource as TrackedTimer["resource"];
+      t.live.set(asyncId, { kind: timer._repeat ? "interval" : "timeout", origin: creator(), resource: timer });
+    },
+    destroy(asyncId) {
+      t.live.delete(asyncId);
+    },
+  }).enable();
+
+  const anyOriginal = AbortSignal.any as ((signals: AbortSignal[]) => AbortSignal) | undefined;
+  if (typeof anyOriginal === "function") {
+    AbortSignal.any = function any(this: unknown, signals: Iterable<AbortSignal>) {
+      const list = [...signals];
+      const dependent = anyOriginal.call(this, list);
+      for (const source of list) {
+        if (!(source instanceof AbortSignal)) continue;
+        const refs = t.dependents.get(source) ?? [];
+        refs.push(new WeakRef(dependent));
+        t.dependents.set(source, refs);
+      }
+      return dependent;
+    } as typeof AbortSignal.any;
+  }
+  const timeoutOriginal = AbortSignal.timeout;
+  AbortSignal.timeout = function timeout(this: unknown, ms: number) {
+    const signal = timeoutOriginal.call(this, ms);
+    t.timeoutSignals = t.timeoutSignals.filter((s) => s.signal.deref() && !s.signal.deref()!.aborted);
+    t.timeoutSignals.push({ signal: new WeakRef(signal), origin: creator() });
+    return signal;
+  } as typeof AbortSignal.timeout;
 }
 
-// The first stack frame outside this file and node's internals: who made the timer.
+// The first stack frame outside the harness and node's internals: who made the resource.
 function creator(): string {
-  const frames = (new Error().stack ?? "").split("\n").slice(2);
-  const frame = frames.find((line) => !line.includes("support.ts") && !line.includes("node:"));
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  const stack = new Error().stack ?? "";
+  Error.stackTraceLimit = limit;
+  const frames = stack.split("\n").slice(1);
+  const frame = frames.find((line) => /^\s+at /.test(line) && !line.includes("support.ts") && !line.includes("node:") && !line.includes("spawn-recorder.ts"));
   return frame?.trim() ?? "unknown";
 }
 
+function madeBySubmission(origin: string): boolean {
+  return SUBMISSION_DIR !== "" && origin.includes(SUBMISSION_DIR);
+}
+
 /** The timers alive right now, to compare against later. */
-export function timerSnapshot(): Set<object> {
+export function timerSnapshot(): Set<unknown> {
   return new Set(tracker().live.keys());
 }
 
-// Timers created by files of the client under test (since `before`, when given) that
-// have neither fired nor been cleared.
-export function liveClientTimers(before?: Set<object>): string[] {
+// Timers created by files of the client under test (since `before`, when given) that have
+// neither fired nor been cleared.
+export function liveClientTimers(before?: Set<unknown>): string[] {
   const mine: string[] = [];
-  for (const [handle, timer] of tracker().live) {
-    if (before?.has(handle)) continue;
-    if (SUBMISSION_DIR && timer.origin.includes(SUBMISSION_DIR)) mine.push(`${timer.kind} ${timer.origin}`);
+  const { live } = tracker();
+  for (const [asyncId, timer] of live) {
+    if (timer.resource._destroyed) {
+      live.delete(asyncId);
+      continue;
+    }
+    if (before?.has(asyncId)) continue;
+    if (madeBySubmission(timer.origin)) mine.push(`${timer.kind} ${timer.origin}`);
   }
   return mine;
+}
+
+// Abort listeners on a signal, counting those on the signals derived from it with
+// AbortSignal.any (and on theirs): a listener on `AbortSignal.any([signal])` keeps its
+// closure alive for as long as `signal` lives, exactly like one on `signal` itself.
+export function abortListeners(signal: AbortSignal): number {
+  const seen = new Set<AbortSignal>();
+  const count = (s: AbortSignal): number => {
+    if (seen.has(s)) return 0;
+    seen.add(s);
+    let n = getEventListeners(s, "abort").length;
+    for (const ref of tracker().dependents.get(s) ?? []) {
+      const dependent = ref.deref();
+      if (dependent && !dependent.aborted) n += count(dependent);
+    }
+    return n;
+  };
+  return count(signal);
+}
+
+// Abort listeners on AbortSignal.timeout signals the client under test made that have not
+// fired yet: a settled request must not leave one behind (it holds the request's closure
+// until the timeout fires).
+export function liveClientTimeoutListeners(): number {
+  let n = 0;
+  for (const tracked of tracker().timeoutSignals) {
+    const signal = tracked.signal.deref();
+    if (signal && !signal.aborted && madeBySubmission(tracked.origin)) n += getEventListeners(signal, "abort").length;
+  }
+  return n;
 }
 
 // ---- clients --------------------------------------------------------------------------
@@ -195,8 +322,10 @@ export interface ClientLike {
 export interface Harness<C extends ClientLike> {
   client: C;
   ws: FixtureWorkspace;
+  /** The fixture command the client was given. */
+  command: { executable: string; args: string[] };
   /** Timers alive when the harness was made; leaks are counted against it. */
-  timersBefore: Set<object>;
+  timersBefore: Set<unknown>;
   /** Every pid the fixture servers (and their children) recorded. */
   pids(): number[];
   log(): LogEntry[];
@@ -211,14 +340,15 @@ export function harness<C extends ClientLike>(
 ): Harness<C> {
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace();
-  const client = make(ws.command({ selfDestructMs: 60_000, ...fixture }));
+  const command = ws.command({ selfDestructMs: 60_000, ...fixture });
+  const client = make(command);
   onTestFinished(async () => {
     // A correct close() against these fixtures takes milliseconds; waiting the hang deadline
     // (not more) keeps a client whose close() never settles from costing seconds per test.
-    await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS).catch(() => {});
-    await ws.cleanup();
+    const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS).catch(() => undefined);
+    await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
   });
-  return { client, ws, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
+  return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
 }
 
 // The end-of-test proof every evidence test shares: nothing pending, close() resolves,
@@ -234,6 +364,21 @@ export async function expectCleanShutdown(h: Harness<ClientLike>, when: string):
     problems.push(msg("timersLeft", { when: "close()", count: timers.length, where: timers.slice(0, 2).join("; ") }));
   }
   if (problems.length > 0) throw new Error(problems.join("\n"));
+}
+
+/** The starter's name for the id → pending-request map TODO. */
+export const PENDING_MAP_TODO = "实现 MCP pending request map";
+
+// Runs a step of a test that leans on another part of the client than the one the test
+// grades (a probe of id matching that needs a timeout to fire, say). When the step fails,
+// the failure says which TODO it needs first, instead of blaming the test's own dimension.
+export async function needs<T>(todo: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(msg("needsTodo", { todo, detail }));
+  }
 }
 
 /** Throws the message unless the condition holds. */

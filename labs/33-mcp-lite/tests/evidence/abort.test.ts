@@ -2,13 +2,13 @@
 
 import { describe, it } from "vitest";
 import { msg, say } from "../messages.ts";
-import { abortListeners, check, expectCleanShutdown, expectCode, received, rejection, waitFor, within } from "../support.ts";
+import { abortListeners, check, expectCleanShutdown, expectCode, initialize, received, rejection, waitFor, within } from "../support.ts";
 import { start } from "./common.ts";
 
 describe("evidence/abort", () => {
   it("rejects a pre-aborted call without writing it, and an aborted call with its listener removed", async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
 
     const pre = new AbortController();
     pre.abort(new Error("user pressed stop"));

@@ -2,13 +2,13 @@
 
 import { say } from "../messages.ts";
 import { describe, expect, it } from "vitest";
-import { expectCleanShutdown, received, within } from "../support.ts";
+import { expectCleanShutdown, initialize, received, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
 describe("evidence/happy-path", () => {
   it("initializes, lists the echo tool, calls it, and close() leaves no process", async () => {
     const h = start();
-    const init = await within(h.client.initialize(), "initialize()");
+    const init = await initialize(h);
     expect(init).toMatchObject({ protocolVersion: expect.any(String), serverInfo: { name: "lab33-fixture" } });
     expect(h.client.initialized).toBe(true);
 

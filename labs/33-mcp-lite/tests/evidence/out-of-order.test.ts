@@ -2,13 +2,13 @@
 
 import { say } from "../messages.ts";
 import { describe, expect, it } from "vitest";
-import { expectCleanShutdown, received, sent, within } from "../support.ts";
+import { expectCleanShutdown, initialize, received, sent, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
 describe("evidence/out-of-order", () => {
   it("matches a fast answer to the fast call while the slow call waits, then the slow one", async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     // The server holds "slow" until it has answered "fast": answers arrive fast, then slow.
     const slow = h.client.callTool("echo", { value: "slow", after: "fast" });
     const fast = h.client.callTool("echo", { value: "fast" });

@@ -2,13 +2,13 @@
 
 import { describe, expect, it } from "vitest";
 import { msg, say } from "../messages.ts";
-import { check, expectCleanShutdown, expectCode, rejection, within } from "../support.ts";
+import { check, expectCleanShutdown, expectCode, initialize, rejection, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
 describe("evidence/remote-error", () => {
   it("rejects a JSON-RPC error as MCP_ERROR with its code and data, and keeps working", async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     const pidBefore = h.client.pid;
     const error = await rejection(
       h.client.callTool("fail", { code: -32050, message: "quota exceeded", data: { retryAfterMs: 500 } }),

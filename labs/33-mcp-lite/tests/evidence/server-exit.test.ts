@@ -2,13 +2,13 @@
 
 import { describe, it } from "vitest";
 import { msg, say } from "../messages.ts";
-import { check, expectCleanShutdown, expectCode, rejection, within } from "../support.ts";
+import { check, received, expectCleanShutdown, expectCode, initialize, rejection, within } from "../support.ts";
 import { start, expectValue } from "./common.ts";
 
 describe("evidence/server-exit", () => {
   it("rejects every pending call with MCP_PROCESS_EXIT, exit code and stderr, and can start again", async () => {
     const h = start();
-    await within(h.client.initialize(), "initialize()");
+    await initialize(h);
     const firstPid = h.client.pid;
     const pending = [
       h.client.callTool("never", {}),
@@ -25,9 +25,13 @@ describe("evidence/server-exit", () => {
     check(!h.client.initialized, msg("stillInitialized"));
     check(h.client.pendingCount === 0, msg("pendingLeft", { when: "MCP_PROCESS_EXIT", count: h.client.pendingCount }));
 
-    await within(h.client.initialize(), say("退出之后的 initialize()", "initialize() after the exit"));
+    await initialize(h, say("退出之后的 initialize()", "initialize() after the exit"));
     check(h.client.pid !== undefined && h.client.pid !== firstPid, msg("notRestartable"));
     expectValue(await within(h.client.callTool("echo", { value: "again" }), say("新服务器上的 callTool(echo)", "callTool(echo) on the new server")), { content: "again" }, say("新服务器上的 callTool(echo)", "callTool(echo) on the new server"));
+    // Everything written before that answer is logged: the calls pending at the exit were
+    // sent once, never replayed to the new server.
+    const nevers = received(h.log(), "tools/call").filter((m) => m.params?.name === "never").length;
+    check(nevers === 1, msg("replayed", { count: nevers }));
     await expectCleanShutdown(h, say("服务器退出", "server exit"));
   });
 });

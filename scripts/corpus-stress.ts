@@ -1,0 +1,171 @@
+// npm run corpus:stress -- [--rounds N] [--workers N] [--burners N] [--no-pin] [--only a,b] [--json FILE]
+//
+// Grades the reference solution and every corpus entry N rounds (default 5) while every
+// core is kept busy by busy-loop burners, the grades themselves pinned to core 0 (taskset)
+// where the machine has it. Reports every verdict that differs between rounds (the overall
+// status, the score, or any check's status) and fails unless there is none and the solution
+// scored full marks in every round. A grader whose verdicts depend on load shows up here.
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { listCorpus, materialize } from "../grader/corpus.ts";
+import { grade, loadManifest } from "../grader/grade.ts";
+
+interface Flags {
+  rounds: number;
+  workers: number;
+  burners: number;
+  pin: boolean;
+  only: string[];
+  json?: string;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const flags: Flags = { rounds: 5, workers: 2, burners: availableParallelism(), pin: true, only: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) usage(`${flag} needs a value`);
+      return v;
+    };
+    const count = (min: number) => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < min) usage(`${flag} needs an integer >= ${min}`);
+      return n;
+    };
+    if (flag === "--rounds") flags.rounds = count(1);
+    else if (flag === "--workers") flags.workers = count(1);
+    else if (flag === "--burners") flags.burners = count(0);
+    else if (flag === "--no-pin") flags.pin = false;
+    else if (flag === "--only") flags.only = value().split(",").filter(Boolean);
+    else if (flag === "--json") flags.json = value();
+    else usage(`unknown argument ${flag}`);
+  }
+  return flags;
+}
+
+function usage(text: string): never {
+  process.stderr.write(`corpus:stress: ${text}\n`);
+  process.exit(2);
+}
+
+const flags = parseFlags(process.argv.slice(2));
+
+// A temp dir of its own for every grade of the run (os.tmpdir() follows TMPDIR), so nothing
+// else on the machine that tidies the shared temp dir can pull folders from under a grade.
+if (process.env.LAB_STRESS_TMPDIR === undefined) {
+  const own = mkdtempSync(join(tmpdir(), "lab33-stress-tmp-"));
+  process.env.LAB_STRESS_TMPDIR = own;
+  process.env.TMPDIR = own;
+  process.on("exit", () => rmSync(own, { recursive: true, force: true }));
+}
+const PINNED_ENV = "LAB_STRESS_PINNED";
+const BURNERS_ENV = "LAB_STRESS_BURNERS";
+
+// The parent keeps the cores busy and runs the grading part pinned to core 0; the pinned
+// child (same script, env marked) does the grading.
+if (flags.pin && process.env[PINNED_ENV] !== "1" && process.platform === "linux" && hasTaskset()) {
+  const burners = startBurners(flags.burners);
+  const self = fileURLToPath(import.meta.url);
+  const child = spawn("taskset", ["-c", "0", process.execPath, ...process.execArgv, self, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, [PINNED_ENV]: "1", [BURNERS_ENV]: String(burners.length) },
+  });
+  const stop = () => child.kill("SIGTERM");
+  process.on("SIGINT", stop).on("SIGTERM", stop);
+  const code = await new Promise<number>((resolve) => child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  stopBurners(burners);
+  process.exit(code);
+}
+
+const burners = process.env[PINNED_ENV] === "1" ? [] : startBurners(flags.burners);
+try {
+  process.exitCode = await run(flags);
+} finally {
+  stopBurners(burners);
+}
+
+function hasTaskset(): boolean {
+  return spawnSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" }).status === 0;
+}
+
+function startBurners(n: number): ChildProcess[] {
+  return Array.from({ length: n }, () => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }));
+}
+
+function stopBurners(burners: ChildProcess[]): void {
+  for (const b of burners) b.kill("SIGKILL");
+}
+
+interface Verdict {
+  status: string;
+  /** The grade's message when it could not grade (status error). */
+  message?: string;
+  score: number;
+  maxScore: number;
+  checks: Record<string, string>;
+  ms: number;
+}
+
+async function run(f: Flags): Promise<number> {
+  const { manifest, labDir } = await loadManifest("33-mcp-lite");
+  const work = mkdtempSync(join(tmpdir(), "lab33-stress-"));
+  try {
+    const entries = [
+      { name: "solution", dir: join(labDir, manifest.solution), homework: false },
+      ...listCorpus(labDir).map((e) => ({ name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true })),
+    ].filter((e) => f.only.length === 0 || f.only.includes(e.name));
+    const pinned = process.env[PINNED_ENV] === "1" ? "pinned to core 0" : "not pinned";
+    const burning = process.env[BURNERS_ENV] ?? String(f.burners);
+    console.log(`corpus:stress: ${entries.length} submissions x ${f.rounds} rounds, ${f.workers} at a time, ${burning} burner(s) on ${cpus().length} core(s), grades ${pinned}`);
+    const verdicts = new Map<string, Verdict[]>(entries.map((e) => [e.name, []]));
+    const started = Date.now();
+    for (let round = 1; round <= f.rounds; round++) {
+      const queue = [...entries];
+      const worker = async () => {
+        for (let e = queue.shift(); e; e = queue.shift()) {
+          const t0 = Date.now();
+          const r = await grade({ submission: e.dir, seed: 3, lang: "en", homework: e.homework });
+          const checks = Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
+          const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
+          if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
+          verdicts.get(e.name)!.push(verdict);
+        }
+      };
+      await Promise.all(Array.from({ length: f.workers }, worker));
+      console.log(`round ${round}/${f.rounds} done after ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+
+    const flips: string[] = [];
+    for (const [name, rounds] of verdicts) {
+      const ids = new Set(rounds.flatMap((r) => Object.keys(r.checks)));
+      const differ = (get: (v: Verdict) => unknown) => new Set(rounds.map((r) => JSON.stringify(get(r)))).size > 1;
+      if (differ((v) => v.status)) {
+        const why = rounds.find((r) => r.status === "error" && r.message)?.message;
+        flips.push(`${name}: status ${rounds.map((r) => r.status).join(" / ")}${why ? ` (error: ${why})` : ""}`);
+      }
+      if (differ((v) => v.score)) flips.push(`${name}: score ${rounds.map((r) => r.score).join(" / ")}`);
+      for (const id of ids) if (differ((v) => v.checks[id])) flips.push(`${name}: ${id} ${rounds.map((r) => r.checks[id] ?? "-").join(" / ")}`);
+    }
+    const solution = verdicts.get("solution") ?? [];
+    const solutionShort = solution.filter((v) => v.status !== "pass" || v.score !== v.maxScore);
+    const times = [...verdicts.values()].flat().map((v) => v.ms).sort((a, b) => a - b);
+    const median = times[Math.floor(times.length / 2)] ?? 0;
+    console.log("");
+    for (const [name, rounds] of verdicts) {
+      console.log(`${name.padEnd(28)} ${rounds.map((r) => `${r.status} ${r.score}/${r.maxScore}`).join(" | ")}`);
+    }
+    console.log("");
+    console.log(`grades: ${times.length}, median ${median} ms, max ${times[times.length - 1] ?? 0} ms, total ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(`solution: ${solution.map((v) => `${v.score}/${v.maxScore}`).join(", ")}`);
+    console.log(flips.length === 0 ? "flips: 0" : `flips: ${flips.length}\n  ${flips.join("\n  ")}`);
+    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, flips, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
+    return flips.length === 0 && solutionShort.length === 0 ? 0 : 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

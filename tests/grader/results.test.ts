@@ -1,0 +1,85 @@
+// How checks are built from what a run left behind (grader/results.ts), on synthetic runs:
+// a test that never finished never counts as passed, a test file that never started leaves
+// its check unknown, and the tests that passed stay visible inside a check that did not.
+
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildChecks, type BuildInput, type ProgressRecord, type VitestJson } from "../../grader/results.ts";
+import { lab } from "../../labs/33-mcp-lite/lab.ts";
+
+const labDir = join(import.meta.dirname, "..", "..", "labs", "33-mcp-lite");
+const file = (rel: string) => join(labDir, rel);
+
+function input(over: Partial<BuildInput>): BuildInput {
+  return {
+    manifest: lab,
+    lang: "en",
+    labDir,
+    json: undefined,
+    run: { code: null, signal: "SIGKILL", timedOut: true, durationMs: 90_000, output: "", seen: new Map(), leftovers: [], pid: undefined, records: [] },
+    progress: [],
+    workspaces: [],
+    strays: [],
+    survivors: [],
+    deadlineMs: 90_000,
+    homeworkFiles: [],
+    ...over,
+  };
+}
+
+const ID_TESTS = ["answers 16 concurrent calls", "settles nothing with a string id", "never hands a late answer", "numbers requests"];
+
+function progressFor(rel: string, describeId: string, titles: string[], endedBefore: number): ProgressRecord[] {
+  const out: ProgressRecord[] = [];
+  titles.forEach((title, i) => {
+    out.push({ event: "start", file: file(rel), ancestors: [describeId], title });
+    if (i < endedBefore) out.push({ event: "end", file: file(rel), ancestors: [describeId], title, state: "passed", errors: [] });
+  });
+  return out;
+}
+
+describe("grader/results: check building", () => {
+  it("makes a check with a test that never finished an error worth 0, never a pass (busy loop in listTools)", () => {
+    // Three tests of rubric/id-matching passed; the fourth started and the run was killed at
+    // the deadline while it spun.
+    const progress = progressFor("probes/id-matching.test.ts", "rubric/id-matching", ID_TESTS, 3);
+    const { checks, error } = buildChecks(input({ progress }));
+    expect(error).toMatch(/deadline/);
+    const id = checks.find((c) => c.id === "rubric/id-matching")!;
+    expect(id.status).toBe("error");
+    expect(id.score).toBe(0);
+    expect(id.message).toContain("1 of 4 tests never finished: numbers requests");
+    expect(id.message).toContain("passed: answers 16 concurrent calls");
+    expect(id.message).not.toMatch(/all \d+ tests passed/);
+  });
+
+  it("does not pass a check one of whose test files never started when the run was stopped", () => {
+    // lifecycle.test.ts finished; lifecycle-stress.test.ts never got a worker.
+    const progress = progressFor("probes/lifecycle.test.ts", "rubric/lifecycle", ["a", "b"], 2);
+    const { checks } = buildChecks(input({ progress }));
+    const lifecycle = checks.find((c) => c.id === "rubric/lifecycle")!;
+    expect(lifecycle.status).toBe("error");
+    expect(lifecycle.message).toContain("probes/lifecycle-stress.test.ts");
+  });
+
+  it("lists the tests that passed inside a check that failed", () => {
+    const assertion = (title: string, status: "passed" | "failed") => ({
+      ancestorTitles: ["rubric/id-matching"], title, fullName: title, status, failureMessages: status === "failed" ? ["Error: needs TODO(timeout) first: hung"] : [],
+    });
+    const json: VitestJson = {
+      numTotalTests: 4,
+      success: false,
+      testResults: [{
+        name: file("probes/id-matching.test.ts"), status: "failed", message: "",
+        assertionResults: [assertion(ID_TESTS[0]!, "passed"), assertion(ID_TESTS[1]!, "passed"), assertion(ID_TESTS[2]!, "failed"), assertion(ID_TESTS[3]!, "passed")],
+      }],
+    };
+    const run = { code: 1, signal: null, timedOut: false, durationMs: 1, output: "", seen: new Map(), leftovers: [], pid: undefined, records: [] };
+    const { checks } = buildChecks(input({ json, run }));
+    const id = checks.find((c) => c.id === "rubric/id-matching")!;
+    expect(id.status).toBe("fail");
+    expect(id.message).toContain("1 of 4 tests failed: never hands a late answer — needs TODO(timeout) first: hung");
+    expect(id.message).toContain(`passed: ${ID_TESTS[0]}; ${ID_TESTS[1]}; ${ID_TESTS[3]}`);
+    expect(id.tests.filter((t) => t.status === "pass")).toHaveLength(3);
+  });
+});

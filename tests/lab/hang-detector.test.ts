@@ -1,0 +1,66 @@
+// The lab's hang detectors (labs/33-mcp-lite/tests/support.ts) give no false "hung" on a
+// loaded machine: their clock counts the time this process had to run, not wall time in
+// which it was starved, and the initialize() wait does not count the server's start-up and
+// handshake answer against the client.
+
+import "../../labs/33-mcp-lite/probes/spawn-recorder.ts";
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import type { LogEntry } from "../../fixtures/index.ts";
+import { HungError, settleWithin, startupWithin } from "../../labs/33-mcp-lite/tests/support.ts";
+
+function busyWait(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    // the process is starved: nothing else runs
+  }
+}
+
+describe("hang detectors under load", () => {
+  it("does not call a promise hung because the process could not run for longer than the deadline", async () => {
+    // The answer is ready as soon as the process gets to run again, but the
+    // process is blocked for 3x the deadline first, as a starved worker on a loaded machine.
+    let release!: () => void;
+    const answer = new Promise<string>((resolve) => (release = () => resolve("answered")));
+    const waiting = settleWithin(answer, "an answer that is ready", 300);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    busyWait(900);
+    setTimeout(release, 1); // due after the detector's own deadline, as a late reply would be
+    expect(await waiting).toEqual({ status: "fulfilled", value: "answered" });
+  });
+
+  it("still calls a promise that never settles hung", async () => {
+    const outcome = settleWithin(new Promise(() => {}), "a promise that never settles", 200);
+    await expect(outcome).rejects.toBeInstanceOf(HungError);
+  });
+
+  it("does not count the server's start-up and handshake against initialize()", async () => {
+    // A client whose server takes 1.5 s to start and answer initialize (a loaded machine),
+    // judged with a 300 ms hang deadline: the server's turn is not the client's.
+    const log: LogEntry[] = [];
+    const pids: number[] = [];
+    let slow: ReturnType<typeof spawn> | undefined;
+    // Like initialize(): the client starts its server once the wait has begun.
+    const initialize = Promise.resolve().then(
+      () =>
+        new Promise<string>((resolve) => {
+          slow = spawn(process.execPath, ["-e", "setTimeout(() => {}, 1500)"], { stdio: "ignore" });
+          setTimeout(() => {
+            pids.push(slow!.pid!);
+            log.push({ dir: "in", msg: { jsonrpc: "2.0", id: 1, method: "initialize" } }, { dir: "out", msg: { jsonrpc: "2.0", id: 1, result: {} } });
+            setTimeout(() => resolve("initialized"), 50);
+          }, 1_500);
+        }),
+    );
+    try {
+      await expect(startupWithin({ pids: () => pids, log: () => log }, initialize, "initialize()", 300)).resolves.toBe("initialized");
+    } finally {
+      slow?.kill("SIGKILL");
+    }
+  });
+
+  it("still calls an initialize() that never starts a server hung", async () => {
+    const outcome = startupWithin({ pids: () => [], log: () => [] }, new Promise(() => {}), "initialize()", 200);
+    await expect(outcome).rejects.toBeInstanceOf(HungError);
+  });
+});
