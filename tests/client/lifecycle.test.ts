@@ -205,4 +205,25 @@ describe("close()", () => {
     await client.close();
     expect(client.state).toBe("closed");
   });
+
+  it("tells an observer of each spawn and exit, an exit it caused as expected and a crash as not", async () => {
+    const events: Array<[string, unknown]> = [];
+    const observer = {
+      spawned: (event: unknown) => events.push(["spawned", event]),
+      exited: (event: unknown) => events.push(["exited", event]),
+    };
+    const h = startClient({}, {}, observer);
+    await h.client.initialize();
+    const first = h.client.pid;
+    await expect(h.client.callTool("exit", { code: 4 })).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });
+    await h.client.initialize();
+    const second = h.client.pid;
+    await h.client.close();
+    expect(events).toEqual([
+      ["spawned", { pid: first }],
+      ["exited", { exitCode: 4, signal: null, expected: false }],
+      ["spawned", { pid: second }],
+      ["exited", expect.objectContaining({ expected: true })],
+    ]);
+  });
 });

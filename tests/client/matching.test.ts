@@ -42,14 +42,6 @@ describe("ids and matching", () => {
     expect(h.client.metrics.unknownResponses).toBe(1);
   });
 
-  it("lets the first answer win and ignores a duplicate", async () => {
-    const h = startClient({ scenarios: ["duplicate-id"] });
-    await h.client.initialize();
-    await expect(h.client.callTool("echo", { value: "first" })).resolves.toEqual({ content: "first" });
-    await expect(h.client.callTool("echo", { value: "second" })).resolves.toEqual({ content: "second" });
-    expect(h.client.metrics.unknownResponses).toBeGreaterThanOrEqual(1);
-  });
-
   it("passes server notifications on without letting them settle a request", async () => {
     const seen: string[] = [];
     const h = startClient({ scenarios: ["notifications"] }, { onNotification: (n) => seen.push(n.method) });

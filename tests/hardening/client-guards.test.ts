@@ -5,8 +5,9 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { McpClient } from "../../labs/33-mcp-lite/solution/src/mcp-client.ts";
-import { received, sent } from "../../labs/33-mcp-lite/tests/support.ts";
-import { failure, startClient, until } from "./support.ts";
+import { received, sent, waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
+import { startClient } from "../client/support.ts";
+import { failure, POLL_MS } from "./support.ts";
 
 const KiB = 1024;
 const UNNEGOTIATED_SERVER = fileURLToPath(new URL("./servers/unnegotiated-notifications.mjs", import.meta.url));
@@ -55,7 +56,7 @@ describe("backpressure", () => {
   it("queues writes while the pipe is full; a queued call that times out or is aborted is never written", async () => {
     const s = startClient({ scenarios: ["stall-stdin"] });
     await s.client.initialize();
-    await until(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading");
+    await waitFor(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading", POLL_MS);
     const first = s.client.callTool("echo", bulky);
     const timedOut = s.client.callTool("echo", { value: "queued-timeout" }, { timeoutMs: 50 });
     const controller = new AbortController();
@@ -86,7 +87,7 @@ describe("backpressure", () => {
   it("a call waiting for 'drain' settles with MCP_PROCESS_EXIT when the server dies", async () => {
     const s = startClient({ scenarios: ["stall-stdin"] });
     await s.client.initialize();
-    await until(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading");
+    await waitFor(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading", POLL_MS);
     const first = s.client.callTool("echo", bulky);
     const queued = s.client.callTool("echo", { value: "waiting for drain" });
     expect(s.client.queuedWrites).toBe(1);
@@ -109,10 +110,10 @@ describe("cancellation notices", () => {
     const controller = new AbortController();
     const call = failure(s.client.callTool("never", { tag: "abort-me" }));
     const abortable = s.client.callTool("never", { tag: "abort-me-too" }, { signal: controller.signal });
-    await until(() => received(s.ws.log(), "tools/call").length === 3, "the server receiving three calls");
+    await waitFor(() => received(s.ws.log(), "tools/call").length === 3, "the server receiving three calls", POLL_MS);
     controller.abort(new Error("stop"));
     expect(await failure(abortable)).toMatchObject({ code: "MCP_ABORTED", outcome: "unknown" });
-    await until(() => received(s.ws.log(), "notifications/cancelled").length === 2, "two cancellation notices");
+    await waitFor(() => received(s.ws.log(), "notifications/cancelled").length === 2, "two cancellation notices", POLL_MS);
     const notices = received(s.ws.log(), "notifications/cancelled").map((m) => m.params);
     expect(notices).toEqual([
       { requestId: timedOut.requestId, reason: expect.stringContaining("timeout") },
@@ -128,14 +129,14 @@ describe("cancellation notices", () => {
     await s.client.initialize();
     const controller = new AbortController();
     const held = s.client.callTool("echo", { value: "late", after: "go" }, { signal: controller.signal });
-    await until(() => received(s.ws.log(), "tools/call").length === 1, "the server receiving the held call");
+    await waitFor(() => received(s.ws.log(), "tools/call").length === 1, "the server receiving the held call", POLL_MS);
     controller.abort();
     expect(await failure(held)).toMatchObject({ code: "MCP_ABORTED" });
-    await until(() => received(s.ws.log(), "notifications/cancelled").length === 1, "the cancellation notice");
+    await waitFor(() => received(s.ws.log(), "notifications/cancelled").length === 1, "the cancellation notice", POLL_MS);
     // Releasing "go" makes the server answer the aborted call too, right after.
     await expect(s.client.callTool("echo", { value: "go" })).resolves.toEqual({ content: "go" });
-    await until(() => sent(s.ws.log()).some((m) => m.result?.content === "late"), "the late answer being written");
-    await until(() => s.client.metrics.unknownResponses === 1, "the late answer being read and ignored");
+    await waitFor(() => sent(s.ws.log()).some((m) => m.result?.content === "late"), "the late answer being written", POLL_MS);
+    await waitFor(() => s.client.metrics.unknownResponses === 1, "the late answer being read and ignored", POLL_MS);
     await expect(s.client.callTool("echo", { value: "after" })).resolves.toEqual({ content: "after" });
     expect(s.client.pendingCount).toBe(0);
     await s.client.close();
@@ -172,7 +173,7 @@ describe("server notifications", () => {
     const s = startClient({ scenarios: ["server-requests"] });
     await s.client.initialize();
     const answered = () => s.ws.log().filter((e) => e.dir === "in" && typeof e.msg?.id === "string").map((e) => e.msg);
-    await until(() => answered().length === 2, "the answers to srv-1 and srv-2");
+    await waitFor(() => answered().length === 2, "the answers to srv-1 and srv-2", POLL_MS);
     expect(answered()).toEqual([
       { jsonrpc: "2.0", id: "srv-1", result: {} },
       { jsonrpc: "2.0", id: "srv-2", error: expect.objectContaining({ code: -32601 }) },
@@ -190,7 +191,7 @@ describe("server notifications", () => {
     const fault = errors.find((e) => e !== undefined);
     expect(fault).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(fault.message).toContain("maxNotificationBytesPerSecond");
-    await until(() => s.client.pid === undefined, "the noisy server to be stopped");
+    await waitFor(() => s.client.pid === undefined, "the noisy server to be stopped", POLL_MS);
     expect(s.client.pendingCount).toBe(0);
     await s.client.close();
   });

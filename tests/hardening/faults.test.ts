@@ -4,7 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import { LineTooLongError } from "../../labs/33-mcp-lite/solution/src/framing.ts";
-import { expectRetainedWithin, failure, MiB, sampleMemory, startClient, until, type Started } from "./support.ts";
+import { waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
+import { startClient, type Started } from "../client/support.ts";
+import { expectRetainedWithin, failure, MiB, POLL_MS, sampleMemory } from "./support.ts";
 
 // Every fault test ends here: no request left, close() resolves, every pid gone.
 async function expectNothingLeft(s: Started): Promise<void> {
@@ -26,16 +28,19 @@ describe("fault battery", () => {
     await expectNothingLeft(s);
   });
 
-  it("a JSON line that is not an object is a protocol fault that stops the server", async () => {
-    const s = startClient({ scenarios: ["non-object"] });
+  it.each([
+    ["a JSON line that is not an object", "non-object", "not a JSON object"],
+    ["stdout pollution (a console.log in the server)", "stdout-pollution", '"ready"'],
+  ])("%s is a protocol fault: every pending call rejects and the server is stopped", async (_name, scenario, reason) => {
+    const s = startClient({ scenarios: [scenario] });
     await s.client.initialize();
     const pid = s.client.pid!;
     const other = s.client.callTool("never");
     const error = await failure(s.client.callTool("echo", { value: 1 }));
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    expect(error.message).toContain("not a JSON object");
+    expect(error.message).toContain(reason);
     await expect(other).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    await until(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped");
+    await waitFor(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped", POLL_MS);
     expect(s.client.metrics.protocolFaults).toBe(1);
     await expectNothingLeft(s);
   });
@@ -85,7 +90,7 @@ describe("fault battery", () => {
     const error = await failure(s.client.callTool("echo", { value: 1 }));
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toMatch(/stdin/);
-    await until(() => s.client.pid === undefined, "the deaf server to be stopped");
+    await waitFor(() => s.client.pid === undefined, "the deaf server to be stopped", POLL_MS);
     await expectNothingLeft(s);
   });
 
@@ -94,7 +99,7 @@ describe("fault battery", () => {
     const s = startClient({ scenarios: ["stderr-flood"], floodBytes: 50 * MiB }, { maxStderrBytes });
     const memory = sampleMemory();
     await s.client.initialize();
-    await until(() => s.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the stderr flood");
+    await waitFor(() => s.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the stderr flood", POLL_MS);
     const peak = memory.stop();
     await expect(s.client.callTool("echo", { value: "still fine" })).resolves.toEqual({ content: "still fine" });
     expect(s.client.stderr.truncated).toBe(true);
@@ -109,19 +114,6 @@ describe("fault battery", () => {
     expect(exit.stderr.endsWith("last words 最后的话\n")).toBe(true);
     expect(Buffer.byteLength(exit.stderr)).toBeLessThanOrEqual(maxStderrBytes);
     expect(s.client.metrics.stderrTruncated).toBe(true);
-    await expectNothingLeft(s);
-  });
-
-  it("stdout pollution (a console.log in the server) rejects every pending call and stops the server", async () => {
-    const s = startClient({ scenarios: ["stdout-pollution"] });
-    await s.client.initialize();
-    const pid = s.client.pid!;
-    const waiting = s.client.callTool("never");
-    const error = await failure(s.client.callTool("echo", { value: 1 }));
-    expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    expect(error.message).toContain('"ready"');
-    await expect(waiting).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    await until(() => !s.alive().includes(pid), "the polluting server to be stopped");
     await expectNothingLeft(s);
   });
 
@@ -179,7 +171,7 @@ describe("fault battery", () => {
     const error = await failure(waiting);
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toContain("notification flood");
-    await until(() => s.client.pid === undefined, "the flooding server to be stopped");
+    await waitFor(() => s.client.pid === undefined, "the flooding server to be stopped", POLL_MS);
     await expectNothingLeft(s);
   });
 });

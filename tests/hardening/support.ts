@@ -1,56 +1,12 @@
-// Shared helpers of the hardening tests: a reference client wired to a fixture workspace
-// with per-test cleanup, a memory sampler, and polling that never asserts on time.
+// Shared helpers of the hardening tests: a memory sampler and the long poll deadline. The
+// client comes from tests/client/support.ts (startClient), the poll from the lab's waitFor.
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { onTestFinished } from "vitest";
-import {
-  createFixtureWorkspace,
-  isAlive,
-  type FixtureOptions,
-  type FixtureWorkspace,
-} from "../../fixtures/index.ts";
-import { McpClient, type McpClientOptions } from "../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 
-/** Longest a poll waits before failing the test with its label, in ms (a hang detector). */
+/** Longest a hardening poll (waitFor) waits before failing the test with its label, in ms:
+ *  a hang detector sized for 50 MiB floods on a busy machine. */
 export const POLL_MS = 15_000;
-
-export interface Started {
-  client: McpClient;
-  ws: FixtureWorkspace;
-  /** Pids recorded by the fixture servers (and grandchildren) of this test, alive or not. */
-  pids(): number[];
-  /** The recorded pids still alive (zombies count as gone). */
-  alive(): number[];
-}
-
-type ClientExtras = Partial<Omit<McpClientOptions, "executable" | "args">>;
-
-// Builds a reference client for a fresh fixture workspace; cleanup (close, then kill
-// whatever the fixture recorded, then remove the workspace) is registered with the test.
-export function startClient(fixture: FixtureOptions = {}, options: ClientExtras = {}): Started {
-  const ws = createFixtureWorkspace("lab33-hardening-");
-  const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), timeoutMs: 10_000, ...options });
-  onTestFinished(async () => {
-    await Promise.race([client.close().catch(() => {}), sleep(10_000)]);
-    await ws.cleanup();
-  });
-  return { client, ws, pids: () => ws.pids(), alive: () => ws.pids().filter(isAlive) };
-}
-
-// Polls until the condition holds; throws with the label after POLL_MS. The deadline only
-// catches a hang, it never decides an outcome.
-export async function until(condition: () => boolean, label: string, ms = POLL_MS): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${label} after ${ms} ms`);
-    await sleep(5);
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 // A full collection on demand, so "retained" memory is measured without garbage that
 // V8 simply has not collected yet (pipe chunks are external memory, collected lazily).
@@ -75,7 +31,7 @@ export async function expectRetainedWithin(baseline: number, bound: number, labe
     if (Date.now() > deadline) {
       throw new Error(`${label}: ${(growth / MiB).toFixed(1)} MiB still retained, bound ${(bound / MiB).toFixed(1)} MiB`);
     }
-    await sleep(50);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     growth = retainedBytes() - baseline;
   }
   return growth;

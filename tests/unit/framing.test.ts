@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeLine, LineDecoder, LineTooLongError } from "#submission/src/framing.ts";
+import { encodeLine, encodeRequest, LineDecoder, LineTooLongError } from "#submission/src/framing.ts";
 
 describe("LineDecoder", () => {
   it("splits several lines in one chunk and drops empty lines", () => {
@@ -44,7 +44,8 @@ describe("LineDecoder", () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(LineTooLongError);
-    expect(error).toMatchObject({ limitBytes: 64, seenBytes: 80 });
+    expect(error).toMatchObject({ limitBytes: 64, seenBytes: 80, name: "LineTooLongError" });
+    expect((error as Error).message).toBe("line exceeds maxLineBytes (64 bytes): at least 80 bytes without a newline");
     expect(decoder.bufferedBytes).toBe(0);
     // After a failure the decoder stays failed: a hostile stream cannot resume.
     expect(decoder.push(Buffer.from("{}\n"))).toEqual([]);
@@ -74,5 +75,29 @@ describe("encodeLine", () => {
     expect(line.endsWith("\n")).toBe(true);
     expect(line.slice(0, -1)).not.toContain("\n");
     expect(JSON.parse(line)).toEqual({ text: "a\nb\r\nc" });
+  });
+});
+
+describe("encodeRequest", () => {
+  it("makes exactly the line encodeLine makes of the whole request", () => {
+    const params = { name: "echo", arguments: { text: "请求\n" } };
+    expect(encodeRequest(7, "tools/call", JSON.stringify(params))).toBe(encodeLine({ jsonrpc: "2.0", id: 7, method: "tools/call", params }));
+  });
+
+  it("quotes the method as JSON, so it cannot break out of its string", () => {
+    const line = encodeRequest(1, 'x","id":2', "{}");
+    expect(JSON.parse(line)).toEqual({ jsonrpc: "2.0", id: 1, method: 'x","id":2', params: {} });
+  });
+});
+
+describe("LineDecoder and carriage returns", () => {
+  it("drops one \r before \n, keeps a \r elsewhere, and drops a line that was only \r", () => {
+    const decoder = new LineDecoder(64);
+    expect(decoder.push(Buffer.from("a\r\r\n\r\nb\rc\n"))).toEqual(["a\r", "b\rc"]);
+  });
+
+  it("counts a line's \r against the cap but not its \n", () => {
+    expect(new LineDecoder(3).push(Buffer.from("ab\r\n"))).toEqual(["ab"]);
+    expect(() => new LineDecoder(2).push(Buffer.from("ab\r\n"))).toThrow(LineTooLongError);
   });
 });

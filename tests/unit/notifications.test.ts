@@ -15,6 +15,16 @@ describe("UnsolicitedBudget", () => {
     expect(budget.admit(40, 0)).toBeUndefined();
     expect(budget.admit(20, 10)).toMatch(/more than 50 bytes per second/);
   });
+
+  it("admits exactly the byte cap and the count cap, not one more", () => {
+    const bytes = new UnsolicitedBudget(100, 50);
+    expect(bytes.admit(50, 0)).toBeUndefined();
+    expect(bytes.admit(1, 1)).toMatch(/bytes per second/);
+    const count = new UnsolicitedBudget(1, 50);
+    expect(count.admit(1, 0)).toBeUndefined();
+    expect(count.admit(1, 999)).toMatch(/more than 1 per second/);
+    expect(count.admit(1, 1_999)).toBeUndefined();
+  });
 });
 
 describe("isNegotiated", () => {
@@ -30,6 +40,7 @@ describe("isNegotiated", () => {
   it("passes log messages and list changes only when the server declared them", () => {
     expect(isNegotiated("notifications/message", {}, { logging: {} }, pending)).toBe(true);
     expect(isNegotiated("notifications/message", {}, {}, pending)).toBe(false);
+    expect(isNegotiated("notifications/message", {}, undefined, pending)).toBe(false); // before the handshake finished
     expect(isNegotiated("notifications/tools/list_changed", {}, { tools: { listChanged: true } }, pending)).toBe(true);
     expect(isNegotiated("notifications/tools/list_changed", {}, { tools: {} }, pending)).toBe(false);
     expect(isNegotiated("notifications/tools/list_changed", {}, undefined, pending)).toBe(false);

@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { PendingTable, type ExpireReason, type PendingRecord } from "#submission/src/pending.ts";
 
 const expireError = (record: PendingRecord, reason: ExpireReason) =>
@@ -142,5 +142,78 @@ describe("PendingTable", () => {
     expect(table.size).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
     expect(controllers.every((c) => getEventListeners(c.signal, "abort").length === 0)).toBe(true);
+  });
+
+  it("tells onExpire nothing when the request was settled while its rejection was being built", async () => {
+    vi.useFakeTimers();
+    const table = new PendingTable();
+    const onExpire = vi.fn();
+    // The rejection's builder answers the request first (re-entrant settle): the timeout
+    // did not end it, so no cancellation notice may follow.
+    const promise = table.open(4, "tools/call", {
+      timeoutMs: 10,
+      expireError: (record) => {
+        table.settle(record.id, { ok: true, value: "answered meanwhile" });
+        return new Error("too late");
+      },
+      onExpire,
+    });
+    vi.advanceTimersByTime(10);
+    await expect(promise).resolves.toBe("answered meanwhile");
+    expect(onExpire).not.toHaveBeenCalled();
+  });
+
+  it("calls onExpire once per expired request, with its reason", async () => {
+    vi.useFakeTimers();
+    const table = new PendingTable();
+    const onExpire = vi.fn();
+    const promise = table.open(6, "tools/call", { timeoutMs: 10, expireError, onExpire });
+    vi.advanceTimersByTime(9);
+    expect(onExpire).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    await expect(promise).rejects.toMatchObject({ code: "MCP_TIMEOUT" });
+    expect(onExpire).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ id: 6, method: "tools/call" }), "timeout");
+  });
+
+  it("survives an abort whose first expiry settles another request of the same signal", async () => {
+    const table = new PendingTable();
+    const controller = new AbortController();
+    const errors: unknown[] = [];
+    const onUncaught = (error: unknown) => errors.push(error);
+    process.on("uncaughtException", onUncaught);
+    onTestFinished(() => void process.off("uncaughtException", onUncaught));
+    const first = table.open(1, "ping", {
+      timeoutMs: 1_000,
+      signal: controller.signal,
+      expireError,
+      onExpire: () => table.settle(2, { ok: true, value: "settled by the first" }),
+    });
+    const second = table.open(2, "ping", { timeoutMs: 1_000, signal: controller.signal, expireError });
+    controller.abort();
+    await expect(first).rejects.toMatchObject({ code: "MCP_ABORTED" });
+    await expect(second).resolves.toBe("settled by the first");
+    expect(errors).toEqual([]);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("hands the abort reason to the rejection's builder", async () => {
+    const table = new PendingTable();
+    const controller = new AbortController();
+    const builder = vi.fn(expireError);
+    const promise = table.open(8, "ping", { timeoutMs: 1_000, signal: controller.signal, expireError: builder });
+    controller.abort("user pressed stop");
+    await expect(promise).rejects.toMatchObject({ code: "MCP_ABORTED" });
+    expect(builder).toHaveBeenCalledWith(expect.objectContaining({ id: 8 }), "abort", "user pressed stop");
+  });
+
+  it("knows its records by id while they are pending, and not after", async () => {
+    const table = new PendingTable();
+    const promise = table.open(11, "tools/list", { timeoutMs: 1_000, expireError });
+    expect(table.has(11)).toBe(true);
+    expect(table.get(11)).toMatchObject({ id: 11, method: "tools/list" });
+    expect(table.has(12)).toBe(false);
+    table.settle(11, { ok: false, error: new Error("no") });
+    await expect(promise).rejects.toThrow("no");
+    expect([table.has(11), table.get(11), table.settle(11, { ok: true, value: 1 })]).toEqual([false, undefined, false]);
   });
 });

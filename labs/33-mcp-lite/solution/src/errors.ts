@@ -13,8 +13,8 @@ export type McpErrorCode =
   | "MCP_PROCESS_EXIT" // the server process exited while requests were pending
   | "CLIENT_CLOSED"; // close() was called
 
-/** Where in the client's life the failure happened. */
-export type McpErrorPhase = "spawn" | "handshake" | "request" | "transport" | "close";
+/** Where in the client's life the failure happened ("configure": a constructor's options). */
+export type McpErrorPhase = "configure" | "spawn" | "handshake" | "request" | "transport" | "close";
 
 /**
  * What a failed request may have done on the server: "not-sent" when its line never left
@@ -72,10 +72,10 @@ export class McpError extends Error {
 // Keeps a remote error's data only when it is small; a hostile server must not be able to
 // make every log line that prints the error megabytes long.
 export function boundedErrorData(data: unknown): unknown {
-  if (data === undefined) return undefined;
   let size: number;
   try {
-    size = Buffer.byteLength(JSON.stringify(data) ?? "");
+    const json = JSON.stringify(data); // undefined for undefined, a function, a symbol
+    size = json === undefined ? 0 : Buffer.byteLength(json);
   } catch {
     return "[unserializable data omitted]";
   }

@@ -1,7 +1,7 @@
 // Client options: their types, their defaults (stated once, here) and their validation,
 // which runs in the constructor before anything is spawned or written.
 
-import { McpError } from "./errors.ts";
+import { check, integerOption } from "./validate.ts";
 
 /** Default per-request deadline, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -82,78 +82,63 @@ const MAX_TIMER_MS = 2_147_483_647;
 // Validates every option and fills in defaults; throws MCP_INVALID_ARGUMENT naming the
 // first bad option.
 export function resolveOptions(options: McpClientOptions): ResolvedOptions {
-  if (options === null || typeof options !== "object") invalid("options must be an object");
+  check(isObject(options), "options", "an object", options, CONFIGURE);
   const { executable, args = [], cwd, env = {} } = options;
-  if (typeof executable !== "string" || executable.trim() === "") {
-    invalid("executable must be a non-empty string (a program path, not a shell command)");
-  }
-  if (executable.includes("\0")) invalid("executable must not contain NUL bytes");
-  if (!Array.isArray(args)) invalid("args must be an array of strings");
-  args.forEach((arg, index) => {
-    if (typeof arg !== "string") invalid(`args[${index}] must be a string, got ${typeof arg}`);
-    if (arg.includes("\0")) invalid(`args[${index}] must not contain NUL bytes`);
-  });
-  if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) invalid("cwd must be a non-empty string");
-  if (env === null || typeof env !== "object" || Array.isArray(env)) invalid("env must be an object of strings");
-  for (const [key, value] of Object.entries(env)) {
-    if (typeof value !== "string") invalid(`env.${key} must be a string`);
-  }
-  if (options.onNotification !== undefined && typeof options.onNotification !== "function") {
-    invalid("onNotification must be a function");
-  }
+  checkProgram(executable, args);
+  check(cwd === undefined || (typeof cwd === "string" && cwd !== ""), "cwd", "a non-empty string", cwd, CONFIGURE);
+  check(isObject(env) && !Array.isArray(env), "env", "an object of strings", env, CONFIGURE);
+  for (const [key, value] of Object.entries(env)) check(typeof value === "string", `env.${key}`, "a string", value, CONFIGURE);
+  const { onNotification } = options;
+  check(onNotification === undefined || typeof onNotification === "function", "onNotification", "a function", onNotification, CONFIGURE);
   const clientInfo = options.clientInfo ?? { name: "lab33-mcp-lite-client", version: "1.0.0" };
-  if (typeof clientInfo?.name !== "string" || typeof clientInfo.version !== "string") {
-    invalid("clientInfo must be { name: string, version: string }");
-  }
+  const infoOk = typeof clientInfo.name === "string" && typeof clientInfo.version === "string";
+  check(infoOk, "clientInfo", "{ name: string, version: string }", clientInfo, CONFIGURE);
   return {
     executable,
     args: [...args],
     cwd,
     env: { ...env },
-    timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    closeTimeoutMs: positiveInteger("closeTimeoutMs", options.closeTimeoutMs, DEFAULT_CLOSE_TIMEOUT_MS, MAX_TIMER_MS),
-    maxLineBytes: positiveInteger("maxLineBytes", options.maxLineBytes, DEFAULT_MAX_LINE_BYTES, 2 ** 30),
-    maxStderrBytes: nonNegativeInteger("maxStderrBytes", options.maxStderrBytes, DEFAULT_MAX_STDERR_BYTES, 2 ** 30),
-    maxPending: positiveInteger("maxPending", options.maxPending, DEFAULT_MAX_PENDING, 1_000_000),
-    maxRequestBytes: positiveInteger("maxRequestBytes", options.maxRequestBytes, DEFAULT_MAX_REQUEST_BYTES, 2 ** 30),
-    maxNotificationsPerSecond: positiveInteger(
-      "maxNotificationsPerSecond",
-      options.maxNotificationsPerSecond,
-      DEFAULT_MAX_NOTIFICATIONS_PER_SECOND,
-      1_000_000_000,
-    ),
-    maxNotificationBytesPerSecond: positiveInteger(
-      "maxNotificationBytesPerSecond",
-      options.maxNotificationBytesPerSecond,
-      DEFAULT_MAX_NOTIFICATION_BYTES_PER_SECOND,
-      2 ** 40,
-    ),
-    onNotification: options.onNotification,
+    ...resolveLimits(options),
+    onNotification,
     clientInfo: { name: clientInfo.name, version: clientInfo.version },
   };
 }
 
 // Validates a per-call deadline override.
 export function resolveCallTimeout(value: unknown, fallback: number): number {
-  return positiveInteger("timeoutMs", value, fallback, MAX_TIMER_MS);
+  return integerOption("timeoutMs", value, fallback, { min: 1, max: MAX_TIMER_MS }, "request");
 }
 
-function positiveInteger(name: string, value: unknown, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > max) {
-    invalid(`${name} must be a positive integer no larger than ${max}, got ${String(value)}`);
-  }
-  return value;
+const CONFIGURE = "configure";
+
+// The program and its arguments: strings without NUL bytes, passed to spawn verbatim.
+function checkProgram(executable: unknown, args: unknown): asserts executable is string {
+  const program = "a non-empty string (a program path, not a shell command)";
+  check(typeof executable === "string" && executable.trim() !== "", "executable", program, executable, CONFIGURE);
+  check(!executable.includes("\0"), "executable", "free of NUL bytes", executable, CONFIGURE);
+  check(Array.isArray(args), "args", "an array of strings", args, CONFIGURE);
+  args.forEach((arg: unknown, index) => {
+    check(typeof arg === "string", `args[${index}]`, "a string", arg, CONFIGURE);
+    check(!arg.includes("\0"), `args[${index}]`, "free of NUL bytes", arg, CONFIGURE);
+  });
 }
 
-function nonNegativeInteger(name: string, value: unknown, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > max) {
-    invalid(`${name} must be an integer from 0 to ${max}, got ${String(value)}`);
-  }
-  return value;
+// The numeric limits, each a checked integer with its default.
+function resolveLimits(options: McpClientOptions) {
+  const limit = (name: keyof McpClientOptions, fallback: number, max: number, min: 0 | 1 = 1) =>
+    integerOption(name, options[name], fallback, { min, max }, CONFIGURE);
+  return {
+    timeoutMs: limit("timeoutMs", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
+    closeTimeoutMs: limit("closeTimeoutMs", DEFAULT_CLOSE_TIMEOUT_MS, MAX_TIMER_MS),
+    maxLineBytes: limit("maxLineBytes", DEFAULT_MAX_LINE_BYTES, 2 ** 30),
+    maxStderrBytes: limit("maxStderrBytes", DEFAULT_MAX_STDERR_BYTES, 2 ** 30, 0),
+    maxPending: limit("maxPending", DEFAULT_MAX_PENDING, 1_000_000),
+    maxRequestBytes: limit("maxRequestBytes", DEFAULT_MAX_REQUEST_BYTES, 2 ** 30),
+    maxNotificationsPerSecond: limit("maxNotificationsPerSecond", DEFAULT_MAX_NOTIFICATIONS_PER_SECOND, 1_000_000_000),
+    maxNotificationBytesPerSecond: limit("maxNotificationBytesPerSecond", DEFAULT_MAX_NOTIFICATION_BYTES_PER_SECOND, 2 ** 40),
+  };
 }
 
-function invalid(message: string): never {
-  throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "request" });
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object";
 }

@@ -89,8 +89,8 @@ export class PendingTable {
     const record = this.records.get(id);
     if (!record) return false;
     this.records.delete(id);
-    if (record.timer !== undefined) clearTimeout(record.timer);
-    if (record.signal) this.unwatch(record.signal, id);
+    clearTimeout(record.timer);
+    this.unwatch(record.signal, id);
     record.timer = undefined;
     record.onAbort = undefined;
     record.signal = undefined;
@@ -119,16 +119,20 @@ export class PendingTable {
     if (!watch) {
       const ids = new Set<number>();
       // A copy of the ids: each abort settles its request, which unwatches it.
+      // Stryker disable next-line OptionalChaining: a record in the table always has its onAbort while its signal is watched
       const listener = () => [...ids].forEach((pendingId) => this.records.get(pendingId)?.onAbort?.());
       watch = { ids, listener };
       this.watches.set(signal, watch);
-      signal.addEventListener("abort", listener, { once: true });
+      // A signal aborts once; the listener goes when the signal's last request settles.
+      signal.addEventListener("abort", listener);
     }
     watch.ids.add(id);
   }
 
-  private unwatch(signal: AbortSignal, id: number): void {
-    const watch = this.watches.get(signal);
+  // A request without a signal has no watch: nothing to do.
+  private unwatch(signal: AbortSignal | undefined, id: number): void {
+    // Stryker disable next-line LogicalOperator: with `||`, an absent signal looks up undefined, which is never a key
+    const watch = signal && this.watches.get(signal);
     if (!watch) return;
     watch.ids.delete(id);
     if (watch.ids.size > 0) return;

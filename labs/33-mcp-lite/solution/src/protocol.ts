@@ -55,10 +55,10 @@ export function classifyLine(line: string): Incoming {
       return { kind: "invalid", reason: `a request cannot carry result or error: ${preview(line)}` };
     }
     if (!("id" in m)) return { kind: "notification", method: m.method, params: m.params };
-    if (typeof m.id !== "string" && !(typeof m.id === "number" && Number.isInteger(m.id))) {
+    if (typeof m.id !== "string" && !Number.isInteger(m.id)) {
       return { kind: "invalid", reason: `server request id must be a string or integer: ${preview(line)}` };
     }
-    return { kind: "request", id: m.id, method: m.method, params: m.params };
+    return { kind: "request", id: m.id as ServerRequestId, method: m.method, params: m.params };
   }
 
   const hasResult = "result" in m;
@@ -72,12 +72,8 @@ export function classifyLine(line: string): Incoming {
   if (!("id" in m)) return { kind: "invalid", reason: `a response needs an id: ${preview(line)}` };
   if (hasResult) return { kind: "response", id: m.id, result: m.result };
   const error = m.error as Record<string, unknown> | null;
-  if (
-    error === null ||
-    typeof error !== "object" ||
-    !Number.isInteger(error.code) ||
-    typeof error.message !== "string"
-  ) {
+  // (A primitive has no integer `code`, so only null needs its own test.)
+  if (error === null || !Number.isInteger(error.code) || typeof error.message !== "string") {
     return { kind: "invalid", reason: `error must be { code: integer, message: string }: ${preview(line)}` };
   }
   const remote: RemoteError = { code: error.code as number, message: error.message };

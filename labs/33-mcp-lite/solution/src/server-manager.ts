@@ -13,7 +13,8 @@
 import { McpError, type McpErrorCode } from "./errors.ts";
 import { McpClient, type CallOptions } from "./mcp-client.ts";
 import type { McpClientOptions } from "./options.ts";
-import type { InitializeResult, Tool } from "./protocol.ts";
+import { isPlainObject, type InitializeResult, type Tool } from "./protocol.ts";
+import { check, integerOption } from "./validate.ts";
 
 /** Default wait after the first failure, in ms. */
 export const DEFAULT_BACKOFF_INITIAL_MS = 250;
@@ -107,25 +108,23 @@ export class ServerManager {
   starts = 0;
 
   constructor(options: ServerManagerOptions) {
-    if (options === null || typeof options !== "object" || typeof options.client !== "object") {
-      throw new McpError("MCP_INVALID_ARGUMENT", "ServerManager needs { client: McpClientOptions }");
-    }
+    const clientOk = isPlainObject(options) && isPlainObject(options.client);
+    check(clientOk, "ServerManager options", "{ client: McpClientOptions }", options, "configure");
+    const positive = (name: keyof ServerManagerOptions, fallback: number) =>
+      integerOption(name, options[name], fallback, { min: 1 }, "configure");
+    const { backoffFactor = DEFAULT_BACKOFF_FACTOR } = options;
+    check(typeof backoffFactor === "number" && backoffFactor >= 1, "backoffFactor", "a number >= 1", backoffFactor, "configure");
     this.config = {
       client: options.client,
       createClient: options.createClient ?? ((o) => new McpClient(o)),
       healthCheck: options.healthCheck ?? "tools",
-      healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
-      backoffInitialMs: options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS,
-      backoffFactor: options.backoffFactor ?? DEFAULT_BACKOFF_FACTOR,
-      backoffMaxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
-      maxFailures: options.maxFailures ?? DEFAULT_MAX_FAILURES,
+      healthTimeoutMs: positive("healthTimeoutMs", DEFAULT_HEALTH_TIMEOUT_MS),
+      backoffInitialMs: positive("backoffInitialMs", DEFAULT_BACKOFF_INITIAL_MS),
+      backoffFactor,
+      backoffMaxMs: positive("backoffMaxMs", DEFAULT_BACKOFF_MAX_MS),
+      maxFailures: positive("maxFailures", DEFAULT_MAX_FAILURES),
       now: options.now ?? Date.now,
     };
-    for (const key of ["healthTimeoutMs", "backoffInitialMs", "backoffMaxMs", "maxFailures"] as const) {
-      const value = this.config[key];
-      if (!Number.isInteger(value) || value <= 0) throw new McpError("MCP_INVALID_ARGUMENT", `${key} must be a positive integer`);
-    }
-    if (!(this.config.backoffFactor >= 1)) throw new McpError("MCP_INVALID_ARGUMENT", "backoffFactor must be >= 1");
     this.signal = options.signal;
     if (this.signal?.aborted) this.lifecycle = "closed";
     else this.signal?.addEventListener("abort", this.onParentAbort, { once: true });

@@ -3,15 +3,14 @@
 // (end stdin → SIGTERM → SIGKILL) whose promise resolves only once the process is gone.
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { forgetOnExit, isWindows, killOnExit, reapGroup, signalGroup } from "./process-group.ts";
 import { StderrTail } from "./stderr-tail.ts";
+
+// Kept here too: callers imported them from this module before process-group.ts existed.
+export { GROUP_REAP_MS, listGroupMembers } from "./process-group.ts";
 
 /** How long to wait, after the server exited, for its pipes to deliver their last bytes. */
 export const EXIT_DRAIN_MS = 200;
-/** How long to wait for leftover members of the server's process group to disappear. */
-export const GROUP_REAP_MS = 1_000;
-
-const isWindows = process.platform === "win32";
 
 // #region lesson:env-allowlist
 // Variables a program needs to start at all on each platform. Everything else of
@@ -48,24 +47,15 @@ export interface ServerProcessOptions {
   onExit: (info: ExitInfo) => void;
 }
 
-interface QueuedLine {
-  line: string;
-  beforeWrite: (() => boolean) | undefined;
-  /** Says whether the line is still worth sending; false lets it leave the queue early. */
-  wanted: (() => boolean) | undefined;
+export interface SendOptions {
+  /** Runs right before the line is written; returning false vetoes the write. */
+  beforeWrite?: () => boolean;
+  /** Says whether a queued line is still worth sending; false lets it leave the queue early. */
+  stillWanted?: () => boolean;
 }
 
-// Processes still running, killed if the client's own process exits first, so a crashing
-// agent does not strand its servers.
-const live = new Set<ServerProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const server of live) server.killNow();
-  });
+interface QueuedLine extends SendOptions {
+  line: string;
 }
 
 export class ServerProcess {
@@ -145,28 +135,29 @@ export class ServerProcess {
 
   // Writes a line now, or queues it while the pipe is full. `beforeWrite` runs right
   // before the line is actually written and may veto it, so a request that timed out while
-  // queued is never sent ("ghost request"). `wanted` lets settled lines leave the queue
-  // without waiting for 'drain', so the queue holds at most the caller's live requests
-  // (maxPending) even when the server never reads again.
-  send(line: string, beforeWrite?: () => boolean, wanted?: () => boolean): "written" | "queued" | "dropped" {
+  // queued is never sent ("ghost request"). `stillWanted` lets settled lines leave the
+  // queue without waiting for 'drain', so the queue holds at most the caller's live
+  // requests (maxPending) even when the server never reads again.
+  send(line: string, options: SendOptions = {}): "written" | "queued" | "dropped" {
     if (!this.child || this.exitInfo || this.writeFailed || this.stopping) return "dropped";
     if (this.blocked) {
       // Scans for settled lines only once the queue doubled since the last scan: a burst
       // of n queued calls costs O(n) in all instead of O(n²), and the queue still holds
       // at most about twice the live requests.
       if (this.queue.length >= this.discardAt) this.discardAt = 2 * Math.max(this.discardUnwanted(), 16);
-      this.queue.push({ line, beforeWrite, wanted });
+      this.queue.push({ line, ...options });
       return "queued";
     }
-    if (beforeWrite && !beforeWrite()) return "dropped";
+    if (options.beforeWrite && !options.beforeWrite()) return "dropped";
     this.write(line);
     return "written";
   }
 
   /** Drops queued lines that are no longer wanted; returns how many are left. */
   discardUnwanted(): number {
-    if (this.queue.some((entry) => entry.wanted && !entry.wanted())) {
-      this.queue = this.queue.filter((entry) => !entry.wanted || entry.wanted());
+    const unwanted = (entry: QueuedLine) => entry.stillWanted !== undefined && !entry.stillWanted();
+    if (this.queue.some(unwanted)) {
+      this.queue = this.queue.filter((entry) => !unwanted(entry));
     }
     return this.queue.length;
   }
@@ -206,8 +197,7 @@ export class ServerProcess {
   }
 
   private attach(child: ChildProcessWithoutNullStreams): void {
-    live.add(this);
-    installExitHook();
+    killOnExit(this);
     child.stdout.on("data", (chunk: Buffer) => this.options.onStdout(chunk));
     child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
     child.stdin.on("error", (error) => this.failWrites(error));
@@ -262,8 +252,8 @@ export class ServerProcess {
     this.killTimer = undefined;
     this.exitInfo = info;
     this.queue = [];
-    live.delete(this);
-    await this.reapGroup(child.pid!);
+    forgetOnExit(this);
+    await reapGroup(child.pid!);
     child.stdout.destroy();
     child.stderr.destroy();
     child.stdin.destroy();
@@ -272,28 +262,7 @@ export class ServerProcess {
   }
 
   private signalGroup(signal: NodeJS.Signals): void {
-    const child = this.child;
-    if (!child || child.pid === undefined || this.exitInfo) return;
-    try {
-      if (isWindows) child.kill(signal);
-      else process.kill(-child.pid, signal);
-    } catch {
-      // ESRCH: already gone. The exit path reports what happened.
-    }
-  }
-
-  // After the leader exited, anything left in its group is ours to end.
-  private async reapGroup(pgid: number): Promise<void> {
-    if (isWindows) return;
-    try {
-      process.kill(-pgid, "SIGKILL");
-    } catch {
-      return; // no member left: the common case, and the cheap one
-    }
-    const deadline = Date.now() + GROUP_REAP_MS;
-    while (groupHasLiveMembers(pgid) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    if (this.child && !this.exitInfo) signalGroup(this.child, signal);
   }
 }
 
@@ -311,41 +280,4 @@ function drained(stream: NodeJS.ReadableStream & { readableEnded?: boolean; dest
     stream.once("end", done);
     stream.once("close", done);
   });
-}
-
-// A killed process stays a zombie until its new parent reaps it, and not every init does;
-// zombies hold no resources, so only members in another state count as alive.
-function groupHasLiveMembers(pgid: number): boolean {
-  if (process.platform !== "linux") {
-    try {
-      process.kill(-pgid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  return listGroupMembers(pgid).some((member) => member.state !== "Z");
-}
-
-export function listGroupMembers(pgid: number): Array<{ pid: number; state: string }> {
-  // Only runs when a group outlived its leader. /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."
-  const members: Array<{ pid: number; state: string }> = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return members;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? "?" });
-  }
-  return members;
 }

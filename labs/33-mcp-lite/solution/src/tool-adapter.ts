@@ -5,9 +5,10 @@
 // comes from configuration only: a server cannot raise it by what it writes about itself.
 
 import { Ajv, type ValidateFunction } from "ajv";
-import { decodeWholeCharacters } from "./stderr-tail.ts";
 import { McpError } from "./errors.ts";
 import { isPlainObject, type Tool } from "./protocol.ts";
+import { decodeWholeCharacters } from "./utf8.ts";
+import { check, integerOption } from "./validate.ts";
 import type { CallOptions } from "./mcp-client.ts";
 
 /** Permissions from least to most capable. */
@@ -85,15 +86,15 @@ export interface AdaptedTools {
 // name) throw MCP_PROTOCOL_ERROR; a single bad tool is left out and reported in `rejected`.
 export function adaptTools(caller: ToolCaller, tools: unknown, options: ToolAdapterOptions): AdaptedTools {
   const config = resolveAdapterOptions(options);
-  if (!Array.isArray(tools)) throw protocol(config.serverName, "tools/list result has no tools array");
+  if (!Array.isArray(tools)) throw protocolError(config.serverName, "tools/list result has no tools array");
   if (tools.length > config.maxTools) {
-    throw protocol(config.serverName, `offers ${tools.length} tools, more than maxTools (${config.maxTools})`);
+    throw protocolError(config.serverName, `offers ${tools.length} tools, more than maxTools (${config.maxTools})`);
   }
   const seen = new Set<string>();
   for (const tool of tools) {
     const name = isPlainObject(tool) ? tool.name : undefined;
     if (typeof name !== "string") continue;
-    if (seen.has(name)) throw protocol(config.serverName, `tool name ${JSON.stringify(name.slice(0, 80))} appears twice`);
+    if (seen.has(name)) throw protocolError(config.serverName, `tool name ${JSON.stringify(name.slice(0, 80))} appears twice`);
     seen.add(name);
   }
 
@@ -150,74 +151,89 @@ type ResolvedAdapterOptions = Required<Omit<ToolAdapterOptions, "permissions">> 
 };
 
 function resolveAdapterOptions(options: ToolAdapterOptions): ResolvedAdapterOptions {
-  if (!isPlainObject(options)) invalid("tool adapter options must be an object");
+  check(isPlainObject(options), "tool adapter options", "an object", options, "configure");
   const { serverName, maxPermission, permissions = {} } = options;
-  if (typeof serverName !== "string" || !SLUG.test(serverName)) {
-    invalid(`serverName must match ${SLUG}, got ${JSON.stringify(serverName)}`);
-  }
-  if (!PERMISSIONS.includes(maxPermission)) invalid(`maxPermission must be one of ${PERMISSIONS.join(", ")}`);
+  check(typeof serverName === "string" && SLUG.test(serverName), "serverName", `a slug matching ${SLUG}`, serverName, "configure");
+  const onePermission = `one of ${PERMISSIONS.join(", ")}`;
+  check(PERMISSIONS.includes(maxPermission), "maxPermission", onePermission, maxPermission, "configure");
   for (const [tool, permission] of Object.entries(permissions)) {
-    if (!PERMISSIONS.includes(permission)) invalid(`permissions.${tool} must be one of ${PERMISSIONS.join(", ")}`);
+    check(PERMISSIONS.includes(permission), `permissions.${tool}`, onePermission, permission, "configure");
   }
+  const positive = (name: keyof ToolAdapterOptions, fallback: number) =>
+    integerOption(name, options[name], fallback, { min: 1 }, "configure");
   return {
     serverName,
     maxPermission,
     permissions,
     namespaced: options.namespaced ?? true,
-    maxTools: positive("maxTools", options.maxTools, DEFAULT_MAX_TOOLS),
-    maxDescriptionBytes: positive("maxDescriptionBytes", options.maxDescriptionBytes, DEFAULT_MAX_DESCRIPTION_BYTES),
-    maxSchemaDepth: positive("maxSchemaDepth", options.maxSchemaDepth, DEFAULT_MAX_SCHEMA_DEPTH),
-    maxSchemaBytes: positive("maxSchemaBytes", options.maxSchemaBytes, DEFAULT_MAX_SCHEMA_BYTES),
+    maxTools: positive("maxTools", DEFAULT_MAX_TOOLS),
+    maxDescriptionBytes: positive("maxDescriptionBytes", DEFAULT_MAX_DESCRIPTION_BYTES),
+    maxSchemaDepth: positive("maxSchemaDepth", DEFAULT_MAX_SCHEMA_DEPTH),
+    maxSchemaBytes: positive("maxSchemaBytes", DEFAULT_MAX_SCHEMA_BYTES),
   };
 }
 
-function adaptOne(
-  caller: ToolCaller,
-  tool: unknown,
-  index: number,
-  config: ResolvedAdapterOptions,
-): ToolDefinition | RejectedTool {
+// One tool of the list: checked field by field, its schema compiled, or left out with why.
+function adaptOne(caller: ToolCaller, tool: unknown, index: number, config: ResolvedAdapterOptions): ToolDefinition | RejectedTool {
   if (!isPlainObject(tool)) return { name: `#${index}`, reason: "not an object" };
-  const { name, description, inputSchema } = tool;
+  const { name, description } = tool;
   const label = typeof name === "string" ? name.slice(0, 80) : `#${index}`;
   const reject = (reason: string): RejectedTool => ({ name: label, reason });
   if (typeof name !== "string" || !SLUG.test(name)) return reject(`name must match ${SLUG}`);
   if (description !== undefined && typeof description !== "string") return reject("description must be a string");
-  if (!isPlainObject(inputSchema)) return reject("inputSchema must be an object");
-  if (inputSchema.type !== "object") return reject('inputSchema must have type "object"');
+  const schema = checkSchema(tool.inputSchema, config);
+  if (typeof schema === "string") return reject(schema);
+  const validate = compileSchema(schema);
+  if (typeof validate === "string") return reject(validate);
+  return defineTool(caller, name, description ?? "", schema, validate, config);
+}
 
+// The schema's own limits; returns a private copy, or why it is refused.
+function checkSchema(inputSchema: unknown, config: ResolvedAdapterOptions): Record<string, unknown> | string {
+  if (!isPlainObject(inputSchema)) return "inputSchema must be an object";
+  if (inputSchema.type !== "object") return 'inputSchema must have type "object"';
   let schemaJson: string;
   try {
     schemaJson = JSON.stringify(inputSchema);
   } catch {
-    return reject("inputSchema is not serializable");
+    return "inputSchema is not serializable";
   }
   const schemaBytes = Buffer.byteLength(schemaJson);
-  if (schemaBytes > config.maxSchemaBytes) return reject(`inputSchema is ${schemaBytes} bytes, over maxSchemaBytes (${config.maxSchemaBytes})`);
+  if (schemaBytes > config.maxSchemaBytes) return `inputSchema is ${schemaBytes} bytes, over maxSchemaBytes (${config.maxSchemaBytes})`;
   const depth = jsonDepth(inputSchema, config.maxSchemaDepth);
-  if (depth > config.maxSchemaDepth) return reject(`inputSchema nests deeper than maxSchemaDepth (${config.maxSchemaDepth})`);
+  if (depth > config.maxSchemaDepth) return `inputSchema nests deeper than maxSchemaDepth (${config.maxSchemaDepth})`;
   const risky = riskyPattern(inputSchema);
-  if (risky) return reject(`inputSchema has a regular expression that could run for a very long time: ${risky}`);
-
+  if (risky) return `inputSchema has a regular expression that could run for a very long time: ${risky}`;
   // A private copy: the server's object is never kept, so nothing can change it later.
-  const schema = JSON.parse(schemaJson) as Record<string, unknown>;
+  return JSON.parse(schemaJson) as Record<string, unknown>;
+}
+
+// Compiles a schema with its own validator, or says why it cannot be.
+function compileSchema(schema: Record<string, unknown>): ValidateFunction | string {
   // One validator per tool: a schema's $id registers it, so a shared instance would let
   // one tool's schema collide with, or be $ref'd by, another's.
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
-  let validate: ValidateFunction;
   try {
-    if (!ajv.validateSchema(schema)) return reject(`inputSchema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
-    validate = ajv.compile(schema);
+    if (!ajv.validateSchema(schema)) return `inputSchema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    return ajv.compile(schema);
   } catch (error) {
-    return reject(`inputSchema does not compile: ${(error as Error).message.slice(0, 200)}`);
+    return `inputSchema does not compile: ${(error as Error).message.slice(0, 200)}`;
   }
+}
 
-  const { text, truncated } = capText(description ?? "", config.maxDescriptionBytes);
-  const configured = config.permissions[name] ?? config.maxPermission;
-  const permission = capPermission(configured, config.maxPermission);
+// The frozen definition an agent registers; its call() checks arguments before sending.
+function defineTool(
+  caller: ToolCaller,
+  name: string,
+  description: string,
+  schema: Record<string, unknown>,
+  validate: ValidateFunction,
+  config: ResolvedAdapterOptions,
+): ToolDefinition {
+  const { text, truncated } = capText(description, config.maxDescriptionBytes);
+  const permission = capPermission(config.permissions[name] ?? config.maxPermission, config.maxPermission);
   const registered = config.namespaced ? `${config.serverName}/${name}` : name;
-
-  const check = (args: unknown): string[] => {
+  const checkArgs = (args: unknown): string[] => {
     if (validate(args)) return [];
     return (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "(arguments)"} ${e.message ?? "is invalid"}`);
   };
@@ -229,14 +245,12 @@ function adaptOne(
     descriptionTruncated: truncated,
     inputSchema: schema,
     permission,
-    check,
+    check: checkArgs,
     async call(args: Record<string, unknown> = {}, options?: CallOptions): Promise<unknown> {
-      const problems = check(args);
+      const problems = checkArgs(args);
       if (problems.length > 0) {
-        throw new McpError("MCP_INVALID_ARGUMENT", `${registered}: arguments do not match inputSchema: ${problems.join("; ")}`, {
-          method: "tools/call",
-          phase: "request",
-        });
+        const message = `${registered}: arguments do not match inputSchema: ${problems.join("; ")}`;
+        throw new McpError("MCP_INVALID_ARGUMENT", message, { method: "tools/call", phase: "request" });
       }
       return caller.callTool(name, args, options);
     },
@@ -281,16 +295,7 @@ export function capText(text: string, maxBytes: number): { text: string; truncat
   return { text: decodeWholeCharacters(bytes.subarray(0, maxBytes), false), truncated: true };
 }
 
-function protocol(serverName: string, reason: string): McpError {
+// A whole-list problem of one server's tools/list.
+function protocolError(serverName: string, reason: string): McpError {
   return new McpError("MCP_PROTOCOL_ERROR", `server ${serverName}: ${reason}`, { method: "tools/list", phase: "request" });
-}
-
-function positive(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) invalid(`${name} must be a positive integer`);
-  return value;
-}
-
-function invalid(message: string): never {
-  throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "request" });
 }

@@ -1,0 +1,104 @@
+// The server's process group (Unix: the server leads a group of its own, so a signal
+// reaches its grandchildren too): signalling it, waiting for leftovers after the leader
+// exited, and a last-resort kill of every live group when the client's own process exits.
+
+import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/** How long to wait for leftover members of the server's process group to disappear. */
+export const GROUP_REAP_MS = 1_000;
+
+// Stryker disable next-line ConditionalExpression,StringLiteral: on Linux, where the mutation run happens, the Windows branches below never run
+export const isWindows = process.platform === "win32";
+
+// Signals the child's whole group (on Windows, the child alone). A group already gone is
+// not an error: the exit path reports what happened.
+// (A child that never started has no pid: process.kill(NaN) throws, which is caught.)
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    // Stryker disable next-line ConditionalExpression: Windows only
+    if (isWindows) child.kill(signal);
+    else process.kill(-child.pid!, signal);
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+// After the leader exited, anything left in its group is ours to end.
+export async function reapGroup(pgid: number): Promise<void> {
+  // Stryker disable next-line ConditionalExpression: Windows only
+  if (isWindows) return;
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    return; // no member left: the common case, and the cheap one
+  }
+  const deadline = Date.now() + GROUP_REAP_MS;
+  while (groupHasLiveMembers(pgid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+// A killed process stays a zombie until its new parent reaps it, and not every init does;
+// zombies hold no resources, so only members in another state count as alive.
+export function groupHasLiveMembers(pgid: number): boolean {
+  // Stryker disable all: the branch for systems without /proc; the mutation run is on Linux
+  if (process.platform !== "linux") {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  // Stryker restore all
+  return listGroupMembers(pgid).some((member) => member.state !== "Z");
+}
+
+export function listGroupMembers(pgid: number): Array<{ pid: number; state: string }> {
+  // Only runs when a group outlived its leader. /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."
+  const members: Array<{ pid: number; state: string }> = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return members;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? "?" });
+  }
+  return members;
+}
+
+/** Something that can be killed synchronously, from a process 'exit' handler. */
+export interface Killable {
+  killNow(): void;
+}
+
+// Servers still running, killed if the client's own process exits first, so a crashing
+// agent does not strand its servers.
+const live = new Set<Killable>();
+let exitHookInstalled = false;
+
+// Registers a running server with the exit hook (installed once, on first use).
+export function killOnExit(server: Killable): void {
+  live.add(server);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const each of live) each.killNow();
+  });
+}
+
+// The server is gone: the exit hook no longer needs to reach it.
+export function forgetOnExit(server: Killable): void {
+  live.delete(server);
+}

@@ -1,0 +1,189 @@
+// ServerProcess with tiny real programs (cat, sh, sleep): spawn, the write queue and its
+// veto, write errors, the shutdown ladder, exit reporting. No MCP involved.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { isAlive } from "../../fixtures/index.ts";
+import { buildServerEnv, EXIT_DRAIN_MS, ServerProcess, type ExitInfo, type ServerProcessOptions } from "#submission/src/server-process.ts";
+
+const servers: ServerProcess[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop(100)));
+});
+
+function make(executable: string, args: string[] = [], options: Partial<ServerProcessOptions> = {}) {
+  const out: string[] = [];
+  const exits: ExitInfo[] = [];
+  const writeErrors: Error[] = [];
+  const server = new ServerProcess({
+    executable,
+    args,
+    cwd: undefined,
+    env: buildServerEnv({}),
+    maxStderrBytes: 1024,
+    onStdout: (chunk) => out.push(chunk.toString()),
+    onWriteError: (error) => writeErrors.push(error),
+    onExit: (info) => exits.push(info),
+    ...options,
+  });
+  servers.push(server);
+  return { server, out, exits, writeErrors, text: () => out.join("") };
+}
+
+async function until(condition: () => boolean, label: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${label}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe("buildServerEnv", () => {
+  it("passes PATH and the given variables, nothing else of this process's environment", () => {
+    vi.stubEnv("LAB33_SECRET_FOR_TEST", "token");
+    const env = buildServerEnv({ MODE: "test" });
+    expect(env).toEqual({ PATH: process.env.PATH, MODE: "test" });
+    vi.unstubAllEnvs();
+  });
+
+  it("lets a given variable override the allowlisted one", () => {
+    expect(buildServerEnv({ PATH: "/only/here" }).PATH).toBe("/only/here");
+  });
+});
+
+describe("ServerProcess", () => {
+  it("drops what is sent before start, then writes lines a running program reads", async () => {
+    const { server, text } = make("cat");
+    expect(server.send("early\n")).toBe("dropped");
+    expect([server.pid, server.hasExited, server.queuedLines]).toEqual([undefined, false, 0]);
+    await server.start();
+    expect(server.pid).toBeTypeOf("number");
+    expect(server.send("a\n")).toBe("written");
+    expect(server.send("b\n", { beforeWrite: () => true })).toBe("written");
+    expect(server.sendIfIdle("c\n")).toBe(true);
+    await until(() => text() === "a\nb\nc\n", "the echo");
+  });
+
+  it("lets beforeWrite veto a line: it is never written", async () => {
+    const { server, text } = make("cat");
+    await server.start();
+    expect(server.send("vetoed\n", { beforeWrite: () => false })).toBe("dropped");
+    server.send("kept\n");
+    await until(() => text().length > 0, "the echo");
+    expect(text()).toBe("kept\n");
+  });
+
+  it("rejects a spawn that fails with the system's error, and stops at once afterwards", async () => {
+    const { server, exits } = make("/definitely/not/here");
+    await expect(server.start()).rejects.toMatchObject({ code: "ENOENT" });
+    await server.stop(100);
+    expect(exits).toEqual([]);
+  });
+
+  it("reports the exit once, after the output written before it, with the stderr tail kept", async () => {
+    const { server, text, exits } = make("sh", ["-c", "echo out; echo oops >&2; exit 3"]);
+    await server.start();
+    await until(() => exits.length === 1, "the exit");
+    expect(text()).toBe("out\n");
+    expect(exits).toEqual([{ exitCode: 3, signal: null }]);
+    expect(server.stderr.text).toBe("oops\n");
+    expect([server.hasExited, server.pid]).toEqual([true, undefined]);
+    expect(server.send("late\n")).toBe("dropped");
+  });
+
+  it("says it has exited as soon as the exit is seen, before its pipes drained", async () => {
+    // The grandchild holds stdout open, so draining waits EXIT_DRAIN_MS.
+    const { server, exits } = make("sh", ["-c", "sleep 5 & exit 0"]);
+    await server.start();
+    await until(() => server.hasExited, "the exit to be seen");
+    expect(exits).toEqual([]);
+    expect(server.pid).toBeUndefined();
+    await until(() => exits.length === 1, "the exit report");
+  });
+
+  it("queues lines while the pipe is full, drops the unwanted ones, and sends notices only when idle", async () => {
+    const { server } = make("sleep", ["30"]);
+    await server.start();
+    const big = `${"x".repeat(64 * 1024)}\n`;
+    let sent: string = "written";
+    for (let i = 0; i < 64 && sent === "written"; i += 1) sent = server.send(big);
+    expect(sent).toBe("queued");
+    expect(server.sendIfIdle("notice\n")).toBe(false);
+    let wanted = true;
+    expect(server.send("a\n", { stillWanted: () => wanted })).toBe("queued");
+    expect(server.send("b\n")).toBe("queued");
+    expect(server.queuedLines).toBe(3); // the big line that found the pipe full, a, b
+    wanted = false;
+    expect(server.discardUnwanted()).toBe(2);
+    expect(server.queuedLines).toBe(2);
+    await server.stop(100);
+    expect(server.queuedLines).toBe(0);
+  });
+
+  it("writes queued lines in order once the pipe drains, through their vetoes", async () => {
+    const { server, out } = make("sh", ["-c", "sleep 0.3; cat"]);
+    await server.start();
+    const big = `${"y".repeat(64 * 1024)}\n`;
+    while (server.send(big) === "written");
+    server.send("first\n");
+    server.send("vetoed\n", { beforeWrite: () => false });
+    server.send("last\n");
+    await until(() => out.join("").includes("last\n"), "the queued lines");
+    const tail = out.join("").split("\n").filter((line) => !line.startsWith("y"));
+    expect(tail).toEqual(["first", "last", ""]);
+    expect(server.queuedLines).toBe(0);
+  });
+
+  it("reports a failed stdin once, and drops every later line", async () => {
+    const { server, writeErrors } = make("sh", ["-c", "exec 0<&-; sleep 30"]);
+    await server.start();
+    for (let i = 0; i < 50 && writeErrors.length === 0; i += 1) {
+      server.send(`${"z".repeat(1024)}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(writeErrors).toHaveLength(1);
+    expect((writeErrors[0] as NodeJS.ErrnoException).code).toBe("EPIPE");
+    expect(server.send("more\n")).toBe("dropped");
+  });
+
+  it("stops a program that ignores SIGTERM with SIGKILL after the grace, and every stop() waits for it", async () => {
+    const { server, exits, out } = make("sh", ["-c", 'trap "" TERM; echo ready; while :; do sleep 0.05; done']);
+    await server.start();
+    await until(() => out.join("") === "ready\n", "the trap");
+    const pid = server.pid!;
+    const first = server.stop(150);
+    expect(server.stop(5_000)).toBe(first);
+    expect(server.send("x\n")).toBe("dropped");
+    await first;
+    expect(exits).toEqual([{ exitCode: null, signal: "SIGKILL" }]);
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it("ends a polite program with SIGTERM, before the grace runs out", async () => {
+    const { server, exits } = make("sleep", ["30"]);
+    await server.start();
+    await server.stop(10_000);
+    expect(exits).toEqual([{ exitCode: null, signal: "SIGTERM" }]);
+  });
+
+  it("stops reading stdout on request, and kills its group at once with killNow()", async () => {
+    const { server, out, exits } = make("sh", ["-c", 'trap "" PIPE; while :; do echo tick 2>/dev/null; sleep 0.02; done']);
+    await server.start();
+    await until(() => out.length > 0, "the first tick");
+    server.stopReading();
+    const seen = out.length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(out.length).toBe(seen);
+    server.killNow();
+    await until(() => exits.length === 1, "the kill");
+    expect(exits[0]!.signal).toBe("SIGKILL");
+  });
+
+  it("waits at most EXIT_DRAIN_MS for pipes a grandchild holds open", async () => {
+    expect(EXIT_DRAIN_MS).toBe(200);
+    const { server, exits } = make("sh", ["-c", "sleep 30 & exit 0"]);
+    await server.start();
+    const start = Date.now();
+    await until(() => exits.length === 1, "the exit report");
+    expect(Date.now() - start).toBeLessThan(5_000);
+    expect(exits).toEqual([{ exitCode: 0, signal: null }]);
+  });
+});
