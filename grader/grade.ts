@@ -5,7 +5,7 @@
 // alive into a GradeResult. Everything the run started is dead when this resolves.
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -288,6 +288,10 @@ let noticed = false;
 export function chooseSandbox(mode: SandboxMode): { kind: SandboxKind } | { refused: string } {
   if (mode === "off") return { kind: "none" };
   const support = sandboxSupport();
+  // As root the sandbox drops to an unprivileged uid, which must be able to reach the
+  // project (a checkout under /root or a 0700 temp folder is not): there, keep the
+  // namespaces and drop the capabilities instead (the user-namespace sandbox).
+  if (support.kind === "root" && !reachableByOthers(ROOT)) return { kind: "user" };
   if (support.kind !== "none") return { kind: support.kind };
   if (mode === "required") return { refused: support.why };
   if (!noticed) {
@@ -295,6 +299,27 @@ export function chooseSandbox(mode: SandboxMode): { kind: SandboxKind } | { refu
     process.stderr.write(`${t("sandboxUnavailable", "en", { why: support.why })}\n`);
   }
   return { kind: "none" };
+}
+
+// Can a user who is neither owner nor group member traverse to `dir` and its packages?
+function reachableByOthers(dir: string): boolean {
+  const targets = [dir];
+  try {
+    targets.push(realpathSync(join(dir, "node_modules")));
+  } catch {
+    // no packages to reach
+  }
+  for (const target of targets) {
+    for (let d = target; ; d = dirname(d)) {
+      try {
+        if ((statSync(d).mode & 0o005) !== 0o005) return false;
+      } catch {
+        return false;
+      }
+      if (dirname(d) === d) break;
+    }
+  }
+  return true;
 }
 
 // Folders no submission may see: every lab's reference solution and corpus (from the lab
