@@ -27,6 +27,8 @@ const STUDENT_FILES = [
   "fixtures/mcp-server.mjs",
   "fixtures/README.md",
   "scripts/lab-test.mjs",
+  "scripts/lab-test.ts",
+  "scripts/lab-progress-reporter.ts",
   "lessons/33-mcp-lite/README.md",
   "lessons/33-mcp-lite/README.en.md",
   "docs/quick-start.md",
