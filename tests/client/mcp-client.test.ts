@@ -208,13 +208,16 @@ describe("McpClient close and readiness", () => {
     const h = startClient();
     await h.client.initialize();
     const held = h.client.callTool("echo", { value: 1, delay: 60_000 });
-    await h.client.close();
-    await expect(held).rejects.toMatchObject({
+    // The expectation is attached before close() rejects the call, so the rejection is
+    // handled the moment it happens (never reported as unhandled).
+    const rejected = expect(held).rejects.toMatchObject({
       code: "CLIENT_CLOSED",
       phase: "close",
       message: "tools/call (id 2): the client was closed",
       outcome: "unknown",
     });
+    await h.client.close();
+    await rejected;
   });
 
   it("refuses calls while the handshake is still running", async () => {
