@@ -5,9 +5,8 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { McpClient } from "../../labs/33-mcp-lite/solution/src/mcp-client.ts";
-import { received, sent, waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
-import { startClient } from "../client/support.ts";
-import { failure, POLL_MS } from "./support.ts";
+import { received, sent } from "../../labs/33-mcp-lite/tests/support.ts";
+import { failure, startClient, waitFor } from "../support.ts";
 
 const KiB = 1024;
 const UNNEGOTIATED_SERVER = fileURLToPath(new URL("./servers/unnegotiated-notifications.mjs", import.meta.url));
@@ -56,7 +55,7 @@ describe("backpressure", () => {
   it("queues writes while the pipe is full; a queued call that times out or is aborted is never written", async () => {
     const s = startClient({ scenarios: ["stall-stdin"] });
     await s.client.initialize();
-    await waitFor(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading", POLL_MS);
+    await waitFor(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading");
     const first = s.client.callTool("echo", bulky);
     const timedOut = s.client.callTool("echo", { value: "queued-timeout" }, { timeoutMs: 50 });
     const controller = new AbortController();
@@ -87,7 +86,7 @@ describe("backpressure", () => {
   it("a call waiting for 'drain' settles with MCP_PROCESS_EXIT when the server dies", async () => {
     const s = startClient({ scenarios: ["stall-stdin"] });
     await s.client.initialize();
-    await waitFor(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading", POLL_MS);
+    await waitFor(() => s.client.stderr.text.includes("stopped reading stdin"), "the server to stop reading");
     const first = s.client.callTool("echo", bulky);
     const queued = s.client.callTool("echo", { value: "waiting for drain" });
     expect(s.client.queuedWrites).toBe(1);
@@ -110,10 +109,10 @@ describe("cancellation notices", () => {
     const controller = new AbortController();
     const call = failure(s.client.callTool("never", { tag: "abort-me" }));
     const abortable = s.client.callTool("never", { tag: "abort-me-too" }, { signal: controller.signal });
-    await waitFor(() => received(s.ws.log(), "tools/call").length === 3, "the server receiving three calls", POLL_MS);
+    await waitFor(() => received(s.ws.log(), "tools/call").length === 3, "the server receiving three calls");
     controller.abort(new Error("stop"));
     expect(await failure(abortable)).toMatchObject({ code: "MCP_ABORTED", outcome: "unknown" });
-    await waitFor(() => received(s.ws.log(), "notifications/cancelled").length === 2, "two cancellation notices", POLL_MS);
+    await waitFor(() => received(s.ws.log(), "notifications/cancelled").length === 2, "two cancellation notices");
     const notices = received(s.ws.log(), "notifications/cancelled").map((m) => m.params);
     expect(notices).toEqual([
       { requestId: timedOut.requestId, reason: expect.stringContaining("timeout") },
@@ -129,14 +128,14 @@ describe("cancellation notices", () => {
     await s.client.initialize();
     const controller = new AbortController();
     const held = s.client.callTool("echo", { value: "late", after: "go" }, { signal: controller.signal });
-    await waitFor(() => received(s.ws.log(), "tools/call").length === 1, "the server receiving the held call", POLL_MS);
+    await waitFor(() => received(s.ws.log(), "tools/call").length === 1, "the server receiving the held call");
     controller.abort();
     expect(await failure(held)).toMatchObject({ code: "MCP_ABORTED" });
-    await waitFor(() => received(s.ws.log(), "notifications/cancelled").length === 1, "the cancellation notice", POLL_MS);
+    await waitFor(() => received(s.ws.log(), "notifications/cancelled").length === 1, "the cancellation notice");
     // Releasing "go" makes the server answer the aborted call too, right after.
     await expect(s.client.callTool("echo", { value: "go" })).resolves.toEqual({ content: "go" });
-    await waitFor(() => sent(s.ws.log()).some((m) => m.result?.content === "late"), "the late answer being written", POLL_MS);
-    await waitFor(() => s.client.metrics.unknownResponses === 1, "the late answer being read and ignored", POLL_MS);
+    await waitFor(() => sent(s.ws.log()).some((m) => m.result?.content === "late"), "the late answer being written");
+    await waitFor(() => s.client.metrics.unknownResponses === 1, "the late answer being read and ignored");
     await expect(s.client.callTool("echo", { value: "after" })).resolves.toEqual({ content: "after" });
     expect(s.client.pendingCount).toBe(0);
     await s.client.close();
@@ -173,7 +172,7 @@ describe("server notifications", () => {
     const s = startClient({ scenarios: ["server-requests"] });
     await s.client.initialize();
     const answered = () => s.ws.log().filter((e) => e.dir === "in" && typeof e.msg?.id === "string").map((e) => e.msg);
-    await waitFor(() => answered().length === 2, "the answers to srv-1 and srv-2", POLL_MS);
+    await waitFor(() => answered().length === 2, "the answers to srv-1 and srv-2");
     expect(answered()).toEqual([
       { jsonrpc: "2.0", id: "srv-1", result: {} },
       { jsonrpc: "2.0", id: "srv-2", error: expect.objectContaining({ code: -32601 }) },
@@ -191,7 +190,7 @@ describe("server notifications", () => {
     const fault = errors.find((e) => e !== undefined);
     expect(fault).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(fault.message).toContain("maxNotificationBytesPerSecond");
-    await waitFor(() => s.client.pid === undefined, "the noisy server to be stopped", POLL_MS);
+    await waitFor(() => s.client.pid === undefined, "the noisy server to be stopped");
     expect(s.client.pendingCount).toBe(0);
     await s.client.close();
   });

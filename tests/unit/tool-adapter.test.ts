@@ -19,7 +19,7 @@ import {
   riskyPattern,
   type ToolCaller,
 } from "#submission/src/tool-adapter.ts";
-import { failure } from "../hardening/support.ts";
+import { failure } from "../support.ts";
 
 const objectSchema = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: "object",

@@ -2,7 +2,7 @@
 // response bytes when the answer arrives; running out is a "budget" stop.
 import { describe, expect, it } from "vitest";
 import type { McpBudget } from "../src/mcp-client.ts";
-import { startClient } from "./support.ts";
+import { startTraced } from "./support.ts";
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 const toolCallsSeen = (log: Array<{ dir: string; msg: { method?: string } }>) =>
@@ -10,7 +10,7 @@ const toolCallsSeen = (log: Array<{ dir: string; msg: { method?: string } }>) =>
 
 describe("budgets", () => {
   it("each call takes its request bytes and its response bytes out of the caller's budget", async () => {
-    const { client } = startClient();
+    const { client } = startTraced();
     await client.initialize();
     const budget: McpBudget = { requestBytes: 100_000, responseBytes: 100_000 };
     await expect(client.callTool("echo", { value: "abc" }, { budget })).resolves.toEqual({ content: "abc" });
@@ -23,7 +23,7 @@ describe("budgets", () => {
   });
 
   it("a request the budget cannot cover is stopped (reason budget) before anything is written, and costs nothing", async () => {
-    const { client, ws } = startClient();
+    const { client, ws } = startTraced();
     await client.initialize();
     const budget: McpBudget = { requestBytes: 50, responseBytes: 10_000 };
     await expect(client.callTool("echo", { value: "x".repeat(100) }, { budget })).rejects.toMatchObject({
@@ -39,7 +39,7 @@ describe("budgets", () => {
   });
 
   it("an answer bigger than what is left is dropped (reason budget), and an empty response budget refuses the next call before writing", async () => {
-    const { client, ws } = startClient();
+    const { client, ws } = startTraced();
     await client.initialize();
     const budget: McpBudget = { requestBytes: 10_000, responseBytes: 20 };
     await expect(client.callTool("echo", { value: "y".repeat(100) }, { budget })).rejects.toMatchObject({
@@ -58,7 +58,7 @@ describe("budgets", () => {
 
   it("the client's budget applies to every call that brings none; a call refused before sending gives its bytes back", async () => {
     const budget: McpBudget = { requestBytes: 10_000, responseBytes: 10_000 };
-    const { client } = startClient({}, { budget });
+    const { client } = startTraced({}, { budget });
     await client.initialize();
     await client.callTool("echo", { value: 1 });
     const after = { ...budget };
@@ -72,8 +72,8 @@ describe("budgets", () => {
   });
 
   it("a malformed budget is a clear MCP_INVALID_ARGUMENT", async () => {
-    expect(() => startClient({}, { budget: { requestBytes: -1, responseBytes: 1 } })).toThrow(/budget.requestBytes must be a finite number/);
-    const { client } = startClient();
+    expect(() => startTraced({}, { budget: { requestBytes: -1, responseBytes: 1 } })).toThrow(/budget.requestBytes must be a finite number/);
+    const { client } = startTraced();
     await client.initialize();
     await expect(client.callTool("echo", { value: 1 }, { budget: { requestBytes: 1 } as never })).rejects.toMatchObject({
       code: "MCP_INVALID_ARGUMENT",
