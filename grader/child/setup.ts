@@ -13,8 +13,12 @@ const strayLog = process.env.LAB_STRAY_LOG;
 // Homework tests are bonus: they get a tighter safety net than the graded tests, so a
 // hanging bonus test cannot dominate the time a learner waits for the verdict.
 const homeworkTimeoutMs = Number(process.env.LAB_HOMEWORK_TIMEOUT_MS ?? 0);
+// Workers are shared between test files (isolate: false), so a graded file that follows a
+// homework file in the same worker gets the configured timeouts back.
 if (homeworkTimeoutMs > 0 && /[\\/]homework[\\/]/.test(expect.getState().testPath ?? "")) {
   vi.setConfig({ testTimeout: homeworkTimeoutMs, hookTimeout: homeworkTimeoutMs });
+} else {
+  vi.resetConfig();
 }
 
 beforeEach((ctx) => {
