@@ -5,6 +5,9 @@ import type { McpBudget } from "../src/mcp-client.ts";
 import { startTraced } from "./support.ts";
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+// What a call stopped by the budget rejects with: MCP_ABORTED, reason budget, how far it got, why.
+const budgetStop = (outcome: "not-sent" | "unknown", why: RegExp) =>
+  ({ code: "MCP_ABORTED", reason: "budget", outcome, message: expect.stringMatching(why) });
 const toolCallsSeen = (log: Array<{ dir: string; msg: { method?: string } }>) =>
   log.filter((entry) => entry.dir === "in" && entry.msg.method === "tools/call").length;
 
@@ -26,12 +29,8 @@ describe("budgets", () => {
     const { client, ws } = startTraced();
     await client.initialize();
     const budget: McpBudget = { requestBytes: 50, responseBytes: 10_000 };
-    await expect(client.callTool("echo", { value: "x".repeat(100) }, { budget })).rejects.toMatchObject({
-      code: "MCP_ABORTED",
-      reason: "budget",
-      outcome: "not-sent",
-      message: expect.stringMatching(/stopped by the budget: request needs \d+ bytes, 50 left/),
-    });
+    await expect(client.callTool("echo", { value: "x".repeat(100) }, { budget }))
+      .rejects.toMatchObject(budgetStop("not-sent", /stopped by the budget: request needs \d+ bytes, 50 left/));
     expect(budget).toEqual({ requestBytes: 50, responseBytes: 10_000 });
     expect(client.metrics).toMatchObject({ requests: 1, stops: { budget: 1 } }); // only initialize was sent
     await client.callTool("echo", { value: "ok" }); // the server is fine and saw no refused call
@@ -42,12 +41,8 @@ describe("budgets", () => {
     const { client, ws } = startTraced();
     await client.initialize();
     const budget: McpBudget = { requestBytes: 10_000, responseBytes: 20 };
-    await expect(client.callTool("echo", { value: "y".repeat(100) }, { budget })).rejects.toMatchObject({
-      code: "MCP_ABORTED",
-      reason: "budget",
-      outcome: "unknown",
-      message: expect.stringMatching(/response of \d+ bytes is over the 20 bytes left/),
-    });
+    await expect(client.callTool("echo", { value: "y".repeat(100) }, { budget }))
+      .rejects.toMatchObject(budgetStop("unknown", /response of \d+ bytes is over the 20 bytes left/));
     expect(budget.responseBytes).toBe(0);
     await expect(client.callTool("echo", { value: "z" }, { budget })).rejects.toMatchObject({
       reason: "budget",
