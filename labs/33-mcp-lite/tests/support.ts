@@ -326,6 +326,7 @@ class StillWatch {
 // A fingerprint of a still world, or undefined while anything could still happen.
 export function stillness(): string | undefined {
   const t = tracker();
+  if (!t.installed) return undefined; // nothing is counted: anything could still happen
   for (const timer of t.live.values()) if (!timer.resource._destroyed && !HARNESS.test(timer.origin)) return undefined;
   for (const other of t.others.values()) if (!HARNESS.test(other.origin)) return undefined;
   const parts: string[] = [];
