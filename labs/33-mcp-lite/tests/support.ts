@@ -357,12 +357,27 @@ function stillProcess(p: StartedProcess): string | undefined {
   } catch {
     return undefined;
   }
-  if (state.busy !== 0 || state.signals !== p.signals) return undefined;
+  if (state.busy !== 0 || state.signals !== p.signals || !sleepingQuietly(child.pid)) return undefined;
   if (child.stdout && state.out !== p.out) return undefined;
   if (child.stderr && state.err !== p.err) return undefined;
   const stdin = child.stdin as (NodeJS.WritableStream & { bytesWritten?: number; destroyed?: boolean; writableEnded?: boolean }) | null;
   if (stdin && !state.eof && (stdin.writableEnded || stdin.destroyed || stdin.bytesWritten !== state.in)) return undefined;
   return `${child.pid}:${state.in}:${state.out}:${state.err}:${state.eof}`;
+}
+
+// The kernel's view of a live process: asleep (waiting for input), with no signal pending.
+// A process that is running, stopped, dying or dead, or that has a signal on its way (sent by
+// someone this worker cannot see, a `kill` command say), may still do something. Where
+// there is no /proc to ask, nothing is still.
+function sleepingQuietly(pid: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return false;
+  }
+  const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(status)?.[1];
+  return field("State") === "S" && /^0+$/.test(field("SigPnd") ?? "") && /^0+$/.test(field("ShdPnd") ?? "");
 }
 
 /** The timers alive right now, to compare against later. */
