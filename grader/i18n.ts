@@ -1,7 +1,7 @@
 // What the grader itself says to a learner, in Simplified Chinese (default) or English.
 // Messages produced by the lab's tests (tests/messages.ts) reach the report unchanged.
 
-import type { Lang } from "./manifest.ts";
+import { fillTemplate, type Lang } from "./message-template.ts";
 
 const catalog = {
   missingEntry: { zh: "提交中没有 {file}", en: "the submission has no {file}" },
@@ -102,5 +102,5 @@ export type GraderMessage = keyof typeof catalog;
 
 // Fills a grader message with its parameters in the chosen language.
 export function t(key: GraderMessage, lang: Lang, params: Record<string, unknown> = {}): string {
-  return catalog[key][lang].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? ""));
+  return fillTemplate(catalog[key][lang], params);
 }

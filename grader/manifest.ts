@@ -2,10 +2,15 @@
 // about a lab from here: which folders are the starter and the solution, which test files
 // and describe blocks back which check, the weights, the rubric text and the hints.
 
-export type Lang = "zh" | "en";
-export type Text = Record<Lang, string>;
+import type { Lang, Texts } from "./message-template.ts";
+
+export type { Lang };
+export type Text = Texts;
 export type CheckKind = "evidence" | "rubric" | "probe" | "homework";
 export type CheckStatus = "pass" | "fail" | "error";
+
+/** The lab graded when none is named (the grade command, the learner's loop, the batch). */
+export const DEFAULT_LAB = "33-mcp-lite";
 
 export interface CheckDef {
   /** Stable id, e.g. "evidence/timeout"; also the name of the describe block that backs it. */
@@ -25,9 +30,14 @@ export interface CheckDef {
   lesson: string;
   /**
    * Describe-block names (the first element of a test's ancestor titles) whose tests back
-   * this check. Defaults to [id]. A check with no tests of its own (probe/orphans) lists none.
+   * this check. Defaults to [id]; a check graded by the leftover processes has none.
    */
   describes?: string[];
+  /**
+   * What decides the check: its tests (default), or the processes left alive after close()
+   * and after the run ("leftovers": the orphan probe, CONTRACT §2 `probe/orphans`).
+   */
+  gradedBy?: "tests" | "leftovers";
 }
 
 /** One TODO of the starter, in the order the learner should do them. */
@@ -82,5 +92,15 @@ export interface LabManifest {
 
 /** The describe names that back a check. */
 export function describesOf(check: CheckDef): string[] {
-  return check.describes ?? (check.kind === "probe" ? [] : [check.id]);
+  return check.describes ?? (check.gradedBy === "leftovers" ? [] : [check.id]);
+}
+
+/** The evidence test file of an evidence check: tests/evidence/<name>.test.ts for evidence/<name>. */
+export function evidenceFileOf(check: CheckDef): string {
+  return `tests/${check.id}.test.ts`;
+}
+
+/** The most a submission can score (homework bonus excluded). */
+export function maxScoreOf(manifest: LabManifest): number {
+  return manifest.checks.reduce((sum, c) => sum + c.weight, 0);
 }

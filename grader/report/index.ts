@@ -1,6 +1,6 @@
 // Picks the renderer for --format.
 
-import type { GradeResult } from "../result.ts";
+import type { GradeResult } from "../grade-result.ts";
 import { renderExercism } from "./exercism.ts";
 import { renderGradescope } from "./gradescope.ts";
 import { renderJunit } from "./junit.ts";
