@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, maxScoreOf, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
 import { copySubmission, findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
-import { commandLine, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
+import { commandLine, isPidAlive, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { buildChecks, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./build-checks.ts";
 import { couldNotGrade, type CheckResult, type GradeResult, type ResultHead } from "./grade-result.ts";
 import { todoMarkers, todoProgress } from "./report/progress.ts";
@@ -266,7 +266,7 @@ async function leftoverProcesses(run: VitestRun, sandbox: SandboxKind, token: st
   if (sandbox === "none") {
     for (const p of withEnvToken(TOKEN_ENV, token)) survivors.set(p.pid, commandLine(p.pid));
     for (const p of withCwdUnder(folders.runCwd)) survivors.set(p.pid, commandLine(p.pid));
-    for (const pid of recordedPids(folders.fixtureRoot)) if (isLivePid(pid)) survivors.set(pid, commandLine(pid));
+    for (const pid of recordedPids(folders.fixtureRoot)) if (isPidAlive(pid)) survivors.set(pid, commandLine(pid));
     await killAndWait([...survivors.keys()]);
   }
   return [...survivors].map(([pid, command]) => ({ pid: Number(pid), command }));
@@ -473,19 +473,4 @@ function recordedPids(fixtureRoot: string): number[] {
     }
   }
   return pids;
-}
-
-function isLivePid(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
 }

@@ -100,6 +100,32 @@ export function evidenceFileOf(check: CheckDef): string {
   return `tests/${check.id}.test.ts`;
 }
 
+/** A lab as its manifest file writes it: what follows the conventions is left out. */
+export interface LabDefinition extends Omit<LabManifest, "starter" | "solution" | "vitestConfig" | "evidenceFiles" | "homeworkDir" | "expected"> {
+  /** Pinned: the graded checks the starter passes as given; it fails every other one. */
+  starterPasses: string[];
+}
+
+// A lab's manifest from its definition and the conventions every lab follows: the folders
+// starter/, solution/ and homework/, vitest.config.ts, one evidence file per evidence check
+// (evidenceFileOf), the solution passing every graded check.
+export function defineLab(definition: LabDefinition): LabManifest {
+  const { starterPasses, ...rest } = definition;
+  const ids = rest.checks.map((check) => check.id);
+  return {
+    ...rest,
+    starter: "starter",
+    solution: "solution",
+    vitestConfig: "vitest.config.ts",
+    evidenceFiles: rest.checks.filter((check) => check.kind === "evidence").map(evidenceFileOf),
+    homeworkDir: "homework",
+    expected: {
+      solution: Object.fromEntries(ids.map((id) => [id, "pass"])),
+      starter: Object.fromEntries(ids.map((id) => [id, starterPasses.includes(id) ? "pass" : "fail"])),
+    },
+  };
+}
+
 /** The most a submission can score (homework bonus excluded). */
 export function maxScoreOf(manifest: LabManifest): number {
   return manifest.checks.reduce((sum, c) => sum + c.weight, 0);

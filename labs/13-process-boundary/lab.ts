@@ -1,7 +1,7 @@
 // Lesson 13 manifest: the process boundary, the prerequisite of lesson 33. Everything the
 // grader knows about this lab; the lesson anchors the hints point to are listed once below.
 
-import type { CheckDef, LabManifest, TodoDef } from "../../grader/manifest.ts";
+import { defineLab, type CheckDef, type LabManifest, type TodoDef } from "../../grader/manifest.ts";
 
 const LESSON = "lessons/13-process-boundary/README.md";
 
@@ -19,6 +19,9 @@ type Words = { zh: string; en: string };
 const check = (id: string, kind: CheckDef["kind"], weight: number, title: Words, standard: Words, deduction: Words, hint: Words, lesson: string): CheckDef => ({
   id, kind, weight, title, standard, deduction, hint, lesson,
 });
+
+// The orphan probe: graded by the processes left alive, not by tests of its own.
+const leftovers = (id: string, weight: number, ...text: [Words, Words, Words, Words, string]): CheckDef => ({ ...check(id, "probe", weight, ...text), gradedBy: "leftovers" });
 
 const checks: CheckDef[] = [
   check("evidence/happy-path", "evidence", 10,
@@ -57,7 +60,7 @@ const checks: CheckDef[] = [
     { zh: "等 close 不等 exit，或只杀父进程", en: "waiting for close instead of exit, or killing the parent only" },
     { zh: "重读第 13 课「回收」一节：detached 建进程组，信号发给 -pid；等 exit，再结束组里剩下的进程并等到组消失，管道排空有上限。", en: "Reread lesson 13's reap section: detached makes a group, signal -pid; wait for exit, then stop what is left of the group and wait until it is gone, with a bounded drain." },
     LESSON_SECTIONS.reap),
-  check("probe/orphans", "probe", 15,
+  leftovers("probe/orphans", 15,
     { zh: "孤儿进程探针", en: "Orphan probe" },
     { zh: "每个测试结束时，它运行过的程序都已不在", en: "at the end of every test, no program it ran is alive" },
     { zh: "留下仍在运行的程序", en: "leaving programs running" },
@@ -73,34 +76,17 @@ const todos: TodoDef[] = [
   { tag: "reap", title: { zh: "进程组与回收", en: "process group and reaping" }, section: "4.5", lesson: LESSON_SECTIONS.reap, checks: ["evidence/reaped", "probe/orphans"] },
 ];
 
-const ids = checks.map((c) => c.id);
-
-export const lab: LabManifest = {
+export const lab: LabManifest = defineLab({
   id: "13-process-boundary",
   title: { zh: "第 13 课：进程边界", en: "Lab 13: the process boundary" },
-  starter: "starter",
-  solution: "solution",
   entry: "src/run-process.ts",
   requiredExports: ["runProcess", "ProcessError"],
   exportKinds: { runProcess: "function", ProcessError: "class" },
-  vitestConfig: "vitest.config.ts",
-  evidenceFiles: [
-    "tests/evidence/happy-path.test.ts",
-    "tests/evidence/no-shell.test.ts",
-    "tests/evidence/output-cap.test.ts",
-    "tests/evidence/timeout.test.ts",
-    "tests/evidence/abort.test.ts",
-    "tests/evidence/reaped.test.ts",
-  ],
   probeFiles: [],
-  homeworkDir: "homework",
   homeworkWeight: 0,
   checks,
   todos,
-  expected: {
-    solution: Object.fromEntries(ids.map((id) => [id, "pass" as const])),
-    starter: { ...Object.fromEntries(ids.map((id) => [id, "fail" as const])), "evidence/happy-path": "pass" },
-  },
-};
+  starterPasses: ["evidence/happy-path"],
+});
 
 export default lab;

@@ -2,7 +2,7 @@
 // adding a lab means adding a folder with a manifest like this one.
 // Hints point at sections of the lesson; the anchors are listed once in LESSON below.
 
-import type { CheckDef, LabManifest, TodoDef } from "../../grader/manifest.ts";
+import { defineLab, type CheckDef, type LabManifest, type TodoDef } from "../../grader/manifest.ts";
 
 const LESSON = "lessons/33-mcp-lite/README.md";
 
@@ -179,6 +179,7 @@ const rubric: CheckDef[] = [
   {
     id: "probe/orphans",
     kind: "probe",
+    gradedBy: "leftovers",
     weight: 8,
     title: { zh: "孤儿进程探针", en: "Orphan probe" },
     standard: { zh: "close() resolve 后、评分结束后，没有任何服务器进程存活", en: "no server process alive after close() resolved, nor after grading" },
@@ -288,25 +289,11 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "option-max-pending", quote: "maxPending", tests: [T.busy] },
 ];
 
-const allPass = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, "pass" as const]));
-const gradedIds = [...evidence, ...rubric].map((check) => check.id);
-
-export const lab: LabManifest = {
+export const lab: LabManifest = defineLab({
   id: "33-mcp-lite",
   title: { zh: "第 33 课：MCP-lite JSON-RPC 客户端", en: "Lab 33: MCP-lite JSON-RPC client" },
-  starter: "starter",
-  solution: "solution",
   entry: "src/mcp-client.ts",
   requiredExports: ["McpClient", "McpError"],
-  vitestConfig: "vitest.config.ts",
-  evidenceFiles: [
-    "tests/evidence/happy-path.test.ts",
-    "tests/evidence/out-of-order.test.ts",
-    "tests/evidence/remote-error.test.ts",
-    "tests/evidence/timeout.test.ts",
-    "tests/evidence/abort.test.ts",
-    "tests/evidence/server-exit.test.ts",
-  ],
   probeFiles: [
     "probes/id-matching.test.ts",
     "probes/lifecycle.test.ts",
@@ -316,17 +303,10 @@ export const lab: LabManifest = {
     "probes/protocol.test.ts",
     "probes/process-faults.test.ts",
   ],
-  homeworkDir: "homework",
   homeworkWeight: 2,
   checks: [...evidence, ...rubric],
   todos,
-  expected: {
-    solution: allPass(gradedIds),
-    starter: {
-      ...Object.fromEntries(gradedIds.map((id) => [id, "fail" as const])),
-      "evidence/happy-path": "pass",
-    },
-  },
-};
+  starterPasses: ["evidence/happy-path"],
+});
 
 export default lab;
