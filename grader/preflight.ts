@@ -68,18 +68,22 @@ export function findOnly(dir: string): string[] {
   return hits;
 }
 
+// Writes a tsconfig that checks one entry file (and what it imports) with the project's
+// compiler options; returns its path.
+export function writeTypecheckConfig(file: string, root: string, entry: string): string {
+  const config = {
+    extends: join(root, "tsconfig.json"),
+    compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
+    files: [entry],
+    include: [],
+  };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
 // Type-checks the submission copy with the project's compiler options.
 export async function typecheck(root: string, gradeDir: string, copy: string, manifest: LabManifest, lang: Lang): Promise<Preflight> {
-  const tsconfig = join(gradeDir, "tsconfig.json");
-  writeFileSync(
-    tsconfig,
-    JSON.stringify({
-      extends: join(root, "tsconfig.json"),
-      compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
-      files: [join(copy, manifest.entry)],
-      include: [],
-    }),
-  );
+  const tsconfig = writeTypecheckConfig(join(gradeDir, "tsconfig.json"), root, join(copy, manifest.entry));
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   const out = await runBounded(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", tsconfig], {
     cwd: gradeDir,

@@ -7,19 +7,21 @@
 //   3. the evidence tests in vitest, under a wall-clock limit (default 90 s, `--limit-s N`):
 //      a test that never ends (a `for (;;)`, a close() that never resolves) is reported by
 //      name and the run is stopped, never waited on forever.
-// Options: --lab <id or number> (default 33-mcp-lite), --lang zh|en (or LAB_LANG=en),
+// Options: --lab <id or number> (default: DEFAULT_LAB of grader/manifest.ts), --lang zh|en (or LAB_LANG=en),
 // --watch (vitest's watch mode: reruns when a file changes; type check once first),
 // --limit-s N, --no-typecheck. Anything else goes to vitest, so
 // `npm run lab:starter -- timeout` runs only tests/evidence/timeout.test.ts.
 // Exit status: 0 all tests passed, 1 a test failed or the run was stopped, 2 the folder
 // cannot be tested (no entry file, type errors, import failed).
 import { spawn, type StdioOptions } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { LabManifest } from "../grader/manifest.ts";
+import { DEFAULT_LAB, type LabManifest } from "../grader/manifest.ts";
 import { importCheck } from "../grader/grade.ts";
+import { fillTemplate } from "../grader/message-template.ts";
+import { writeTypecheckConfig } from "../grader/preflight.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -73,7 +75,7 @@ type Lang = "zh" | "en";
 type MessageKey = keyof (typeof MESSAGES)["zh"];
 
 function say(lang: Lang, key: MessageKey, params: Record<string, unknown> = {}): string {
-  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? ""));
+  return fillTemplate(MESSAGES[lang][key], params);
 }
 
 // Splits our own flags from the ones that go to vitest.
@@ -89,7 +91,7 @@ export interface LabTestOptions {
 }
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): LabTestOptions {
-  const options: LabTestOptions = { target: "solution", lab: "33-mcp-lite", lang: env.LAB_LANG === "en" ? "en" : "zh", watch: false, limitS: DEFAULT_LIMIT_S, typecheck: true, rest: [], error: undefined };
+  const options: LabTestOptions = { target: "solution", lab: DEFAULT_LAB, lang: env.LAB_LANG === "en" ? "en" : "zh", watch: false, limitS: DEFAULT_LIMIT_S, typecheck: true, rest: [], error: undefined };
   const args = [...argv];
   let targetSet = false;
   while (args.length > 0) {
@@ -209,16 +211,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   try {
     if (options.typecheck) {
       console.log(say(lang, "typecheck", { entry: relative(root, join(dir, manifest.entry)) }));
-      const tsconfig = join(temp, "tsconfig.json");
-      writeFileSync(
-        tsconfig,
-        JSON.stringify({
-          extends: join(root, "tsconfig.json"),
-          compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
-          files: [join(dir, manifest.entry)],
-          include: [],
-        }),
-      );
+      const tsconfig = writeTypecheckConfig(join(temp, "tsconfig.json"), root, join(dir, manifest.entry));
       const tsc = await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", tsconfig, "--pretty", String(process.stdout.isTTY === true)], { limitMs: 120_000 });
       if (tsc.code !== 0) {
         console.error(say(lang, "typeFailed"));
