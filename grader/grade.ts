@@ -5,21 +5,22 @@
 // alive into a GradeResult. Everything the run started is dead when this resolves.
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join, resolve } from "node:path";
+import { buildChecks, type ProgressRecord, type StrayRecord, type WorkspaceRecord } from "./build-checks.ts";
+import { chooseSandbox, copyIntoGradeFolders, hiddenPaths, homeworkFiles, loadManifest, makeCopy, makeScratch, ROOT, type GradeFolders } from "./grade-folders.ts";
+import { couldNotGrade, type CheckResult, type GradeResult, type ResultHead } from "./grade-result.ts";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, maxScoreOf, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
-import { copySubmission, findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
+import { findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
 import { commandLine, isPidAlive, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
-import { buildChecks, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./build-checks.ts";
-import { couldNotGrade, type CheckResult, type GradeResult, type ResultHead } from "./grade-result.ts";
 import { todoMarkers, todoProgress } from "./report/progress.ts";
+import { readJsonLines, recordedPids, resultsFromRecords } from "./run-records.ts";
 import { runVitest, type VitestRun } from "./run-vitest.ts";
-import { SANDBOX_UID, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
+import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export { chooseSandbox, hiddenPaths, loadManifest, ROOT } from "./grade-folders.ts";
 
 /** Default overall deadline of one grade, in ms. */
 export const DEFAULT_DEADLINE_MS = 90_000;
@@ -46,15 +47,6 @@ export interface GradeOptions {
   onRun?: (info: { token: string; gradeDir: string; privateDir: string }) => void;
 }
 
-// Loads labs/<lab>/lab.ts.
-export async function loadManifest(labId: string): Promise<{ manifest: LabManifest; labDir: string }> {
-  const labDir = join(ROOT, "labs", labId);
-  const file = join(labDir, "lab.ts");
-  if (!existsSync(file)) throw new Error(`no lab manifest at ${relative(ROOT, file)}`);
-  const mod = await import(pathToFileURL(file).href);
-  return { manifest: (mod.lab ?? mod.default) as LabManifest, labDir };
-}
-
 export function randomSeed(): number {
   return randomBytes(4).readUInt32BE(0) >>> 1;
 }
@@ -72,19 +64,6 @@ interface GradeSetup {
   started: number;
   /** When each phase ended, in ms since the start. */
   phases: Record<string, number>;
-}
-
-/** The folders of one grade under its private temp folder. */
-interface GradeFolders {
-  gradeDir: string;
-  /** The submission's copy (read-only in the sandbox). */
-  copy: string;
-  /** The test run's writable folder, and the import check's. */
-  scratch: string;
-  smokeScratch: string;
-  fixtureRoot: string;
-  runCwd: string;
-  violationLog: string;
 }
 
 export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
@@ -166,43 +145,25 @@ async function gradeCopy(setup: GradeSetup, options: GradeOptions, sandbox: Sand
   const refusal = refusalOf(run, verdict, folders.violationLog, lang);
   if (refusal) return fail(refusal);
   const smokeLeft = smokeOutcome.leftovers.map((p) => ({ pid: p.pid, command: `${p.command} [${t("importCheckTag", lang)}]` }));
-  const built = buildChecks({
-    manifest,
-    lang,
-    labDir,
+  return resultOf(setup, checksOfRun(setup, folders, run, { survivors: [...survivors, ...smokeLeft], homework, files }));
+}
+
+// The checks, from the run's channel records and the logs it left in the scratch folder.
+function checksOfRun(setup: GradeSetup, folders: GradeFolders, run: VitestRun, more: { survivors: Array<{ pid: number; command: string }>; homework: string[]; files: string[] }) {
+  return buildChecks({
+    manifest: setup.manifest,
+    lang: setup.lang,
+    labDir: setup.labDir,
     json: resultsFromRecords(run.records),
     run,
     progress: run.records.filter((r) => r.event === "start" || r.event === "end" || r.event === "unhandled") as unknown as ProgressRecord[],
     workspaces: readJsonLines<WorkspaceRecord>(join(folders.scratch, "workspaces.jsonl")),
     strays: readJsonLines<StrayRecord>(join(folders.scratch, "strays.jsonl")),
-    survivors: [...survivors, ...smokeLeft],
+    survivors: more.survivors,
     deadlineMs: setup.deadlineMs,
-    homeworkFiles: homework,
-    testFiles: files,
+    homeworkFiles: more.homework,
+    testFiles: more.files,
   });
-  return resultOf(setup, built);
-}
-
-// `<top>/g` holds the submission's copy (read-only in the sandbox) and two writable scratch
-// folders, one for the import check and one for the tests.
-function copyIntoGradeFolders(submission: string, gradeDir: string, sandbox: SandboxKind): GradeFolders {
-  const copy = makeCopy(submission, gradeDir);
-  const scratch = makeScratch(join(gradeDir, "run"), sandbox);
-  const smokeScratch = makeScratch(join(gradeDir, "import"), sandbox);
-  for (const dir of ["fixtures", "cache", "cwd", "home", "vitest-tmp"]) makeScratch(join(scratch, dir), sandbox);
-  return { gradeDir, copy, scratch, smokeScratch, fixtureRoot: join(scratch, "fixtures"), runCwd: join(scratch, "cwd"), violationLog: join(scratch, "violations.jsonl") };
-}
-
-// The grade folder with the submission's copy in it, readable by the sandbox's user.
-function makeCopy(submission: string, gradeDir: string): string {
-  mkdirSync(gradeDir, { mode: 0o755 });
-  chmodSync(gradeDir, 0o755);
-  // The copy is ES modules, as it was inside the project (whose package.json says so).
-  writeFileSync(join(gradeDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`);
-  const copy = join(gradeDir, "submission");
-  copySubmission(submission, copy);
-  readableByAll(copy);
-  return copy;
 }
 
 // The type check and the import check run alongside the tests: on this kind of machine that
@@ -330,147 +291,4 @@ export async function importCheck(submission: string, manifest: LabManifest, lan
   } finally {
     rmSync(privateDir, { recursive: true, force: true });
   }
-}
-
-let noticed = false;
-// The sandbox to use for `mode`, or (required but unavailable) why there is none.
-// `auto` without one says so once per process, on stderr.
-export function chooseSandbox(mode: SandboxMode): { kind: SandboxKind } | { refused: string } {
-  if (mode === "off") return { kind: "none" };
-  const support = sandboxSupport();
-  // As root the sandbox drops to an unprivileged uid, which must be able to reach the
-  // project (a checkout under /root or a 0700 temp folder is not): there, keep the
-  // namespaces and drop the capabilities instead (the user-namespace sandbox).
-  if (support.kind === "root" && !reachableByOthers(ROOT)) return { kind: "user" };
-  if (support.kind !== "none") return { kind: support.kind };
-  if (mode === "required") return { refused: support.why };
-  if (!noticed) {
-    noticed = true;
-    process.stderr.write(`${t("sandboxUnavailable", "en", { why: support.why })}\n`);
-  }
-  return { kind: "none" };
-}
-
-// Can a user who is neither owner nor group member traverse to `dir` and its packages?
-function reachableByOthers(dir: string): boolean {
-  const targets = [dir];
-  try {
-    targets.push(realpathSync(join(dir, "node_modules")));
-  } catch {
-    // no packages to reach
-  }
-  for (const target of targets) {
-    for (let d = target; ; d = dirname(d)) {
-      try {
-        if ((statSync(d).mode & 0o005) !== 0o005) return false;
-      } catch {
-        return false;
-      }
-      if (dirname(d) === d) break;
-    }
-  }
-  return true;
-}
-
-// Folders no submission may see: every lab's reference solution and corpus (from the lab
-// manifests, so a new lab needs no grader change), the course package built on the
-// solutions, the project's git data and leftovers of older graders.
-export async function hiddenPaths(): Promise<string[]> {
-  const out = [join(ROOT, ".git"), join(ROOT, ".grade"), join(ROOT, "packages", "extensions"), join(ROOT, "coverage")];
-  const labs = join(ROOT, "labs");
-  for (const id of existsSync(labs) ? readdirSync(labs).sort() : []) {
-    if (!existsSync(join(labs, id, "lab.ts"))) continue;
-    try {
-      const { manifest, labDir } = await loadManifest(id);
-      out.push(join(labDir, manifest.solution), join(labDir, "corpus"));
-    } catch {
-      // A lab whose manifest does not load cannot be graded either; hide its folder whole.
-      out.push(join(labs, id));
-    }
-  }
-  return out.filter((p) => existsSync(p));
-}
-
-// A folder the payload may write: owned by the sandbox's user when the grader is root.
-function makeScratch(dir: string, sandbox: SandboxKind): string {
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  if (sandbox === "root") chownSync(dir, SANDBOX_UID, SANDBOX_UID);
-  return dir;
-}
-
-// Files readable and folders traversable by everyone (the sandbox's user reads the copy).
-function readableByAll(dir: string): void {
-  chmodSync(dir, 0o755);
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) readableByAll(full);
-    else chmodSync(full, (statSync(full).mode & 0o777) | 0o444 | (statSync(full).mode & 0o100 ? 0o111 : 0));
-  }
-}
-
-// vitest's results, rebuilt from the channel's "file" records (undefined unless the run
-// reached its end: "done").
-export function resultsFromRecords(records: Array<Record<string, unknown>>): VitestJson | undefined {
-  if (!records.some((r) => r.event === "done")) return undefined;
-  const status = (state: unknown) => (state === "passed" ? "passed" : state === "failed" ? "failed" : state === "skipped" ? "skipped" : "pending");
-  const testResults = records
-    .filter((r) => r.event === "file")
-    .map((r) => {
-      const tests = (r.tests as Array<{ ancestors: string[]; title: string; state: string; duration: number | null; errors: string[] }>) ?? [];
-      const errors = (r.errors as string[]) ?? [];
-      return {
-        name: String(r.file),
-        // "pending" after the run ended: the file's worker died before finishing it.
-        status: r.state === "passed" ? "passed" : r.state === "failed" || r.state === "skipped" ? "failed" : "crashed",
-        message: errors[0] ?? "",
-        assertionResults: tests.map((x) => ({
-          ancestorTitles: x.ancestors,
-          title: x.title,
-          fullName: [...x.ancestors, x.title].join(" "),
-          status: status(x.state) as VitestJson["testResults"][number]["assertionResults"][number]["status"],
-          duration: x.duration,
-          failureMessages: x.errors,
-        })),
-      };
-    });
-  return { numTotalTests: testResults.reduce((n, f) => n + f.assertionResults.length, 0), success: testResults.every((f) => f.status === "passed"), testResults };
-}
-
-// The homework test files present right now (relative to the lab folder).
-function homeworkFiles(labDir: string, manifest: LabManifest): string[] {
-  const dir = join(labDir, manifest.homeworkDir);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".test.ts"))
-    .sort()
-    .map((name) => `${manifest.homeworkDir}/${name}`);
-}
-
-function readJsonLines<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  const out: T[] = [];
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch {
-      // A torn line from a killed writer.
-    }
-  }
-  return out;
-}
-
-// Pids in every pid file left under the fixture root (workspaces whose cleanup never ran).
-function recordedPids(fixtureRoot: string): number[] {
-  const pids: number[] = [];
-  if (!existsSync(fixtureRoot)) return pids;
-  for (const dir of readdirSync(fixtureRoot)) {
-    const file = join(fixtureRoot, dir, "pids.txt");
-    if (!existsSync(file)) continue;
-    for (const line of readFileSync(file, "utf8").split("\n")) {
-      const pid = Number(line.trim());
-      if (Number.isInteger(pid) && pid > 0) pids.push(pid);
-    }
-  }
-  return pids;
 }

@@ -6,9 +6,9 @@
 
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { bound } from "./bounded-run.ts";
+import { bound, type BoundedOutcome } from "./bounded-run.ts";
 import { newKey, readChannel } from "./sandbox/channel.ts";
-import { startPayload, type SandboxKind } from "./sandbox/index.ts";
+import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
 import { descendants, isLive, procInfo, type ProcInfo } from "./procs.ts";
 
 /** Output kept from the child's stdout+stderr, in bytes (the tail). */
@@ -85,8 +85,14 @@ export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
       leftovers = watch.stop();
     },
   });
+  return { ...(await afterExit(payload, channel, out, options.sandbox, leftovers)), durationMs: Date.now() - started, seen: watch.seen };
+}
+
+// What is known once vitest exited: in the sandbox, ns-init's report (the payload's exit
+// status and what was still alive); the channel's records once its write ends closed.
+async function afterExit(payload: Payload, channel: ReturnType<typeof readChannel>, out: BoundedOutcome, sandbox: SandboxKind, leftovers: VitestRun["leftovers"]): Promise<Omit<VitestRun, "durationMs" | "seen">> {
   let { code, signal } = out;
-  const report = options.sandbox === "none" ? undefined : await payload.report;
+  const report = sandbox === "none" ? undefined : await payload.report;
   if (report) {
     leftovers = report.alive ?? [];
     if (report.exit) {
@@ -101,9 +107,7 @@ export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
     code,
     signal,
     timedOut: out.timedOut,
-    durationMs: Date.now() - started,
     output: out.output,
-    seen: watch.seen,
     leftovers,
     pid: payload.child.pid,
     records: channel.records,
