@@ -20,11 +20,12 @@ export interface Collected {
   gradesCutShort?: string;
 }
 
-const CLIENT_COLUMNS = [
-  { key: "floor", label: "raw floor" },
-  { key: "reference", label: "reference" },
-  { key: "sdk", label: "SDK" },
-];
+// A table's columns from { key: label }, in order.
+function columns(labels: Record<string, string>): Section["columns"] {
+  return Object.entries(labels).map(([key, label]) => ({ key, label }));
+}
+
+const CLIENT_COLUMNS = columns({ floor: "raw floor", reference: "reference", sdk: "SDK" });
 const CLIENTS = ["floor", "reference", "sdk"] as const;
 const FLOOD_CLIENTS = ["reference", "sdk"] as const;
 
@@ -176,10 +177,7 @@ function graderSection(config: BenchConfig, collected: Collected, graderPresent:
   return {
     id: "grader",
     title: "The grader: `npm run grade`, spawn to exit",
-    columns: [
-      { key: "solution", label: "solution" },
-      { key: "starter", label: "starter" },
-    ],
+    columns: columns({ solution: "solution", starter: "starter" }),
     ratios: [],
     rows: [
       { id: "grade-time", label: "full grade, wall time", unit: "s", better: "lower", cells: cells((sample) => sample.ms) },
@@ -196,10 +194,7 @@ function startupSection(config: BenchConfig, collected: Collected): Section {
   return {
     id: "startup",
     title: "Fixture server start-up beside bare node",
-    columns: [
-      { key: "node", label: 'node -e ""' },
-      { key: "fixture", label: "fixtures/mcp-server.mjs" },
-    ],
+    columns: columns({ node: 'node -e ""', fixture: "fixtures/mcp-server.mjs" }),
     ratios: [["fixture", "node"]],
     rows: [
       { id: "startup-exit", label: "spawn to exit, stdin at EOF", unit: "ms", better: "lower", cells: { node: ms((s) => s.nodeMs), fixture: ms((s) => s.fixtureMs) } },
