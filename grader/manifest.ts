@@ -95,6 +95,26 @@ export function describesOf(check: CheckDef): string[] {
   return check.describes ?? (check.gradedBy === "leftovers" ? [] : [check.id]);
 }
 
+/** What a check says to the learner, each in both languages. */
+export interface CheckText {
+  title: Text;
+  standard: Text;
+  deduction: Text;
+  hint: Text;
+}
+
+// One check of a lab's table: its id, kind, weight, the lesson section its hint points to,
+// and what it says (the layout both labs' manifests use, one row per check).
+export function checkOf(id: string, kind: CheckKind, weight: number, lesson: string, text: CheckText): CheckDef {
+  return { id, kind, weight, ...text, lesson };
+}
+
+// A check graded by the processes left alive after close() and after the run, not by tests
+// of its own: the orphan probe (CONTRACT §2 probe/orphans).
+export function leftoversCheck(id: string, kind: CheckKind, weight: number, lesson: string, text: CheckText): CheckDef {
+  return { ...checkOf(id, kind, weight, lesson, text), gradedBy: "leftovers" };
+}
+
 /** The evidence test file of an evidence check: tests/evidence/<name>.test.ts for evidence/<name>. */
 export function evidenceFileOf(check: CheckDef): string {
   return `tests/${check.id}.test.ts`;
