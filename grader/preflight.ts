@@ -127,22 +127,22 @@ export interface SmokeOutcome {
 
 // Imports the entry module in a child process (sandboxed where possible) with a deadline,
 // under the strict resolution guard, and checks the exports.
-export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
-  const { copy, manifest, lang } = c;
+export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> {
+  const { copy, manifest, lang } = context;
   const entry = join(copy, manifest.entry);
-  const script = join(c.root, "grader", "child", "import-smoke.mjs");
-  const tsxLoader = join(c.root, "node_modules", "tsx", "dist", "loader.mjs");
-  const violationLog = join(c.scratch, "violations.jsonl");
+  const script = join(context.root, "grader", "child", "import-smoke.mjs");
+  const tsxLoader = join(context.root, "node_modules", "tsx", "dist", "loader.mjs");
+  const violationLog = join(context.scratch, "violations.jsonl");
   const payload = startPayload({
     command: [process.execPath, "--max-old-space-size=512", "--import", pathToFileURL(tsxLoader).href, script, entry, String(IMPORT_HANG_MS), ...manifest.requiredExports],
-    cwd: c.scratch,
-    env: { PATH: process.env.PATH ?? "", HOME: c.scratch, LAB_CONFINE: c.confine, LAB_CONFINE_STRICT: "1", LAB_VIOLATION_LOG: violationLog },
+    cwd: context.scratch,
+    env: { PATH: process.env.PATH ?? "", HOME: context.scratch, LAB_CONFINE: context.confine, LAB_CONFINE_STRICT: "1", LAB_VIOLATION_LOG: violationLog },
     input: "",
-    sandbox: c.sandbox,
-    root: c.root,
-    hide: c.hide,
-    gradeDir: c.gradeDir,
-    scratch: c.scratch,
+    sandbox: context.sandbox,
+    root: context.root,
+    hide: context.hide,
+    gradeDir: context.gradeDir,
+    scratch: context.scratch,
     cpuSeconds: Math.ceil(IMPORT_DEADLINE_MS / 1000) + 5,
   });
   payload.stdin.end();
@@ -152,7 +152,7 @@ export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
   if (report?.setupError) return { verdict: { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0] }) }, leftovers };
   const violations = readViolations(violationLog);
   if (violations.length > 0) return { verdict: { ok: false, message: violationMessage(violations, lang) }, refused: true, leftovers };
-  const verdict = smokeVerdict(out, c);
+  const verdict = smokeVerdict(out, context);
   return { verdict, leftovers, ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
 }
 
@@ -216,8 +216,8 @@ function lastJsonLine(text: string): any {
   return verdict;
 }
 
-function smokeVerdict(out: PayloadOutcome, c: SmokeContext): Preflight {
-  const { copy, manifest, lang } = c;
+function smokeVerdict(out: PayloadOutcome, context: SmokeContext): Preflight {
+  const { copy, manifest, lang } = context;
   const verdict = out.verdict;
   const file = manifest.entry;
   if (!verdict) {
