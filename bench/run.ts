@@ -142,56 +142,60 @@ async function measure(config: BenchConfig, withGrader: boolean): Promise<Collec
   const workers = planWorkers(config);
   const collected: Collected = { workers: new Map(workers.flat().map((job) => [job.key, []])), startup: [], grades: [], failures: [] };
   warmStartup();
-  for (let run = 1; run <= config.runs; run++) {
-    // Rotate the order so no client always runs right after the same neighbour.
-    const shift = ((run - 1) * 4) % workers.length;
-    const order = [...workers.slice(shift), ...workers.slice(0, shift)];
-    const began = performance.now();
-    for (const jobs of order) {
-      try {
-        const results = await runWorker(jobs, config.floodDeadlineMs);
-        jobs.forEach((job, index) => collected.workers.get(job.key)!.push(results[index] ?? null));
-      } catch (error) {
-        const name = jobs.map((job) => job.key).join(" + ");
-        for (const job of jobs) collected.workers.get(job.key)!.push(null);
-        collected.failures.push({ job: name, run, error: (error as Error).message });
-        log(`  run ${run}: ${name} failed: ${(error as Error).message}`);
-      }
-    }
-    try {
-      collected.startup.push(await measureStartup(config.startupSamples));
-    } catch (error) {
-      collected.failures.push({ job: "startup", run, error: (error as Error).message });
-    }
-    log(`run ${run}/${config.runs}: ${order.length} worker processes + start-up in ${((performance.now() - began) / 1000).toFixed(1)} s`);
-  }
+  for (let run = 1; run <= config.runs; run++) await measureRun(config, workers, run, collected);
   if (withGrader && config.graderRuns > 0) {
-    if (!graderExists(ROOT)) {
-      log("grader/cli.ts does not exist: grade times not measured");
-    } else {
-      // Grades come last and may be cut short so the whole bench stays inside its time
-      // budget; the table says how many ran.
-      for (let run = 1; run <= config.graderRuns; run++) {
-        const elapsedS = (performance.now() - startedAt) / 1000;
-        const lastPairS = lastGradePairMs(collected.grades) / 1000;
-        if (run > 1 && elapsedS + lastPairS > config.budgetS) {
-          collected.gradesCutShort = `${run - 1} of ${config.graderRuns} runs: the next would pass the ${config.budgetS} s budget`;
-          log(`grades stopped after ${run - 1} runs (${collected.gradesCutShort})`);
-          break;
-        }
-        for (const target of ["solution", "starter"] as GradeTarget[]) {
-          try {
-            const sample = await timeGrade(ROOT, target);
-            collected.grades.push(sample);
-            log(`grade ${run}/${config.graderRuns} ${target}: ${(sample.ms / 1000).toFixed(2)} s, exit ${sample.exitCode}, ${sample.status}`);
-          } catch (error) {
-            collected.failures.push({ job: `grade:${target}`, run, error: (error as Error).message });
-          }
-        }
-      }
-    }
+    if (!graderExists(ROOT)) log("grader/cli.ts does not exist: grade times not measured");
+    else await measureGrades(config, startedAt, collected);
   }
   return collected;
+}
+
+// One run of every worker process, then the fixture's start-up.
+async function measureRun(config: BenchConfig, workers: Job[][], run: number, collected: Collected): Promise<void> {
+  // Rotate the order so no client always runs right after the same neighbour.
+  const shift = ((run - 1) * 4) % workers.length;
+  const order = [...workers.slice(shift), ...workers.slice(0, shift)];
+  const began = performance.now();
+  for (const jobs of order) {
+    try {
+      const results = await runWorker(jobs, config.floodDeadlineMs);
+      jobs.forEach((job, index) => collected.workers.get(job.key)!.push(results[index] ?? null));
+    } catch (error) {
+      const name = jobs.map((job) => job.key).join(" + ");
+      for (const job of jobs) collected.workers.get(job.key)!.push(null);
+      collected.failures.push({ job: name, run, error: (error as Error).message });
+      log(`  run ${run}: ${name} failed: ${(error as Error).message}`);
+    }
+  }
+  try {
+    collected.startup.push(await measureStartup(config.startupSamples));
+  } catch (error) {
+    collected.failures.push({ job: "startup", run, error: (error as Error).message });
+  }
+  log(`run ${run}/${config.runs}: ${order.length} worker processes + start-up in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+}
+
+// Grades come last and may be cut short so the whole bench stays inside its time budget;
+// the table says how many ran.
+async function measureGrades(config: BenchConfig, startedAt: number, collected: Collected): Promise<void> {
+  for (let run = 1; run <= config.graderRuns; run++) {
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    const lastPairS = lastGradePairMs(collected.grades) / 1000;
+    if (run > 1 && elapsedS + lastPairS > config.budgetS) {
+      collected.gradesCutShort = `${run - 1} of ${config.graderRuns} runs: the next would pass the ${config.budgetS} s budget`;
+      log(`grades stopped after ${run - 1} runs (${collected.gradesCutShort})`);
+      return;
+    }
+    for (const target of ["solution", "starter"] as GradeTarget[]) {
+      try {
+        const sample = await timeGrade(ROOT, target);
+        collected.grades.push(sample);
+        log(`grade ${run}/${config.graderRuns} ${target}: ${(sample.ms / 1000).toFixed(2)} s, exit ${sample.exitCode}, ${sample.status}`);
+      } catch (error) {
+        collected.failures.push({ job: `grade:${target}`, run, error: (error as Error).message });
+      }
+    }
+  }
 }
 
 // Writes through a temporary file, so a reader never sees half a result.
@@ -202,30 +206,22 @@ function writeAtomically(file: string, text: string): void {
   renameSync(temporary, file);
 }
 
+const FLAGS = {
+  quick: { type: "boolean", default: false },
+  runs: { type: "string" },
+  out: { type: "string" },
+  doc: { type: "string" },
+  "no-doc": { type: "boolean", default: false },
+  "no-grader": { type: "boolean", default: false },
+  compare: { type: "string" },
+  render: { type: "string" },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true }>>["values"];
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: "boolean", default: false },
-      runs: { type: "string" },
-      out: { type: "string" },
-      doc: { type: "string" },
-      "no-doc": { type: "boolean", default: false },
-      "no-grader": { type: "boolean", default: false },
-      compare: { type: "string" },
-      render: { type: "string" },
-    },
-    strict: true,
-  });
-
-  if (values.render) {
-    const file = resolve(values.render);
-    const results = JSON.parse(readFileSync(file, "utf8")) as BenchResults;
-    const doc = resolve(values.doc ?? DEFAULT_DOC);
-    writeAtomically(doc, renderMarkdown(results, relative(ROOT, file)));
-    log(`wrote ${relative(ROOT, doc)}`);
-    return;
-  }
-
+  const { values } = parseArgs({ options: FLAGS, strict: true });
+  if (values.render) return renderOnly(values.render, values.doc);
   const config: BenchConfig = { ...(values.quick ? QUICK_CONFIG : FULL_CONFIG) };
   if (values.runs !== undefined) {
     const runs = Number(values.runs);
@@ -233,10 +229,29 @@ async function main(): Promise<void> {
     config.runs = runs;
   }
   if (values["no-grader"]) config.graderRuns = 0;
+  const results = await runBench(config, values.quick);
+  process.stdout.write(renderText(results));
+  writeOutputs(results, values);
+  if (values.compare) {
+    const before = JSON.parse(readFileSync(resolve(values.compare), "utf8")) as BenchResults;
+    process.stdout.write(`\n${renderComparison(before, results)}`);
+  }
+}
 
+// --render: only the document, from an existing result file.
+function renderOnly(resultFile: string, docFlag: string | undefined): void {
+  const file = resolve(resultFile);
+  const results = JSON.parse(readFileSync(file, "utf8")) as BenchResults;
+  const doc = resolve(docFlag ?? DEFAULT_DOC);
+  writeAtomically(doc, renderMarkdown(results, relative(ROOT, file)));
+  log(`wrote ${relative(ROOT, doc)}`);
+}
+
+// Measures everything, and judges the goals on what was measured.
+async function runBench(config: BenchConfig, quick: boolean): Promise<BenchResults> {
   const began = performance.now();
   const loadAverageAtStart = loadavg();
-  log(`bench: ${values.quick ? "quick" : "full"} mode, ${config.runs} run(s)`);
+  log(`bench: ${quick ? "quick" : "full"} mode, ${config.runs} run(s)`);
   const collected = await measure(config, config.graderRuns > 0);
   const sections = buildSections(config, collected, graderExists(ROOT));
   const largeArg = collected.workers.get(`arg:reference:raw:${config.argBytes[1]}`) ?? [];
@@ -247,13 +262,13 @@ async function main(): Promise<void> {
     largeArgOk: (largeArg as Array<ArgResult | null>).map((run) => run?.ok ?? null),
     grades: collected.grades,
     gradesMissing:
-      config.graderRuns === 0 ? (values.quick ? "quick mode does not grade" : "--no-grader") : graderExists(ROOT) ? "every grade failed to run" : "grader/cli.ts does not exist",
+      config.graderRuns === 0 ? (quick ? "quick mode does not grade" : "--no-grader") : graderExists(ROOT) ? "every grade failed to run" : "grader/cli.ts does not exist",
   });
   const cpu = cpus();
-  const results: BenchResults = {
+  return {
     schema: RESULTS_SCHEMA,
     date: new Date().toISOString(),
-    mode: values.quick ? "quick" : "full",
+    mode: quick ? "quick" : "full",
     durationMs: performance.now() - began,
     machine: {
       node: process.versions.node,
@@ -269,8 +284,10 @@ async function main(): Promise<void> {
     goals,
     failures: collected.failures,
   };
+}
 
-  process.stdout.write(renderText(results));
+// The result file and the document, where the flags (or the mode's defaults) ask for them.
+function writeOutputs(results: BenchResults, values: Flags): void {
   const out = values.out ? resolve(values.out) : values.quick ? undefined : DEFAULT_OUT;
   if (out) {
     writeAtomically(out, `${JSON.stringify(results, null, 2)}\n`);
@@ -280,10 +297,6 @@ async function main(): Promise<void> {
   if (doc) {
     writeAtomically(doc, renderMarkdown(results, out ? relative(ROOT, out) : "(no result file)"));
     log(`wrote ${relative(ROOT, doc)}`);
-  }
-  if (values.compare) {
-    const before = JSON.parse(readFileSync(resolve(values.compare), "utf8")) as BenchResults;
-    process.stdout.write(`\n${renderComparison(before, results)}`);
   }
 }
 
