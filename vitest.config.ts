@@ -30,8 +30,9 @@ export default defineConfig({
       // Likewise the sandbox's inside (ns-init, the guard and its hooks, the confinement
       // plugin and its policy, the grade config): they run only in the processes a grade starts.
       exclude: [
+        // (No "tests/**": nothing under tests/ is in `include`, and vitest matched that pattern
+        // against the whole path, so a checkout inside a folder named tests measured nothing.)
         "**/*.test.ts",
-        "tests/**",
         "grader/platforms/**",
         "grader/child/**",
         "grader/bench.ts",

@@ -208,8 +208,6 @@ function testRunEnv(setup: GradeSetup, folders: GradeFolders, sandbox: SandboxKi
     LAB_SEED: String(seed),
     LAB_HANG_MS: String(hangMs),
     LAB_HOMEWORK_TIMEOUT_MS: String(3 * hangMs),
-    // One worker per file: the tests mostly wait on timers and pipes, not on the CPU.
-    LAB_MAX_WORKERS: String(Math.min(files.length, 12)),
     LAB_FIXTURE_ROOT: fixtureRoot,
     LAB_WORKSPACE_LOG: join(scratch, "workspaces.jsonl"),
     LAB_STRAY_LOG: join(scratch, "strays.jsonl"),

@@ -10,6 +10,10 @@ const catalog = {
     zh: "挂起：{label} 在 {ms} ms 内既没有 resolve 也没有 reject",
     en: "hung: {label} never settled within {ms} ms",
   },
+  hungStill: {
+    zh: "挂起：{label} 再也不会完成：客户端没有计时器或进行中的 I/O，服务器也已无事可做（请求全部读完、输出全部送达），没有任何事件能让它 resolve 或 reject",
+    en: "hung: {label} can never settle: the client has no timer or I/O in progress and the server has nothing left to do (every request read, all output delivered), so no event can resolve or reject it",
+  },
   shouldReject: {
     zh: "{label} 应该 reject，却 resolve 成了 {value}",
     en: "{label} should have rejected, but resolved with {value}",
