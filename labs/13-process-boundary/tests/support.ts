@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { onTestFinished } from "vitest";
+import { isPidAlive } from "../../../grader/procs.ts";
 import { msg } from "./messages.ts";
 
 /** How long a test waits for a run that should already have ended (ms). */
@@ -76,21 +77,8 @@ export function abortListeners(signal: AbortSignal): number {
   return getEventListeners(signal, "abort").length;
 }
 
-// A process counts as gone once it no longer exists or is a zombie waiting to be reaped.
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
+/** A process counts as gone once it no longer exists or is a zombie waiting to be reaped. */
+export const isAlive = isPidAlive;
 
 export interface Workspace {
   dir: string;

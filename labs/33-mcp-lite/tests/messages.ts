@@ -1,9 +1,9 @@
 // What a failing evidence test tells the learner, in Simplified Chinese (default) or
 // English (LAB_LANG=en). The grader shows these messages as they are.
 
-export type Lang = "zh" | "en";
+import { filler } from "../../../grader/message-template.ts";
 
-export const LANG: Lang = process.env.LAB_LANG === "en" ? "en" : "zh";
+export { LANG, say, type Lang } from "../../../grader/message-template.ts";
 
 const catalog = {
   hung: {
@@ -86,22 +86,5 @@ const catalog = {
 
 export type MessageKey = keyof typeof catalog;
 
-/** A label or phrase that goes inside a message, in the chosen language. */
-export function say(zh: string, en: string, lang: Lang = LANG): string {
-  return lang === "en" ? en : zh;
-}
-
-// Fills a catalog message with its parameters in the chosen language.
-export function msg(key: MessageKey, params: Record<string, unknown> = {}, lang: Lang = LANG): string {
-  return catalog[key][lang].replace(/\{(\w+)\}/g, (_, name: string) => show(params[name]));
-}
-
-function show(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 160 ? `${text.slice(0, 160)}…` : text;
-  } catch {
-    return String(value);
-  }
-}
+/** Fills a catalogue message with its parameters in the chosen language (default LANG). */
+export const msg = filler<MessageKey>(catalog);
