@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { onTestFinished } from "vitest";
+import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { isPidAlive } from "../../../grader/procs.ts";
 import { msg } from "./messages.ts";
 
@@ -31,7 +32,7 @@ export class HungError extends Error {
 const realSetTimeout = globalThis.setTimeout;
 const realClearTimeout = globalThis.clearTimeout;
 
-export type Settled<T> = { status: "fulfilled"; value: T } | { status: "rejected"; reason: any };
+export type { Settled };
 
 // Waits for a promise to settle, failing with "hung: …" after `ms` instead of hanging.
 export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<Settled<T>> {
@@ -53,17 +54,7 @@ export async function settleWithin<T>(promise: Promise<T>, label: string, ms = H
   }
 }
 
-export async function within<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<T> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "rejected") throw outcome.reason;
-  return outcome.value;
-}
-
-export async function rejection(promise: Promise<unknown>, label: string, ms = HANG_MS): Promise<any> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "fulfilled") throw new Error(msg("shouldReject", { label, value: outcome.value }));
-  return outcome.reason;
-}
+export const { within, rejection } = waitsOn(settleWithin, (label, value) => msg("shouldReject", { label, value }));
 
 export function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);

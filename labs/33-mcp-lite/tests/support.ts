@@ -5,6 +5,7 @@
 import { createHook } from "node:async_hooks";
 import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
+import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
 import { liveProcesses, startedCount, type StartedProcess } from "../probes/spawn-recorder.ts";
@@ -16,7 +17,7 @@ export const HANG_MS = Number(process.env.LAB_HANG_MS ?? 2_000);
 /** Directory of the client under test (set by the vitest config). */
 export const SUBMISSION_DIR = process.env.LAB_SUBMISSION_DIR ?? "";
 
-export type Settled<T> = { status: "fulfilled"; value: T } | { status: "rejected"; reason: any };
+export type { Settled };
 
 export class HungError extends Error {
   /** `still`: called early because nothing could ever settle the promise (see stillness()). */
@@ -147,21 +148,8 @@ export function initialize<T>(h: { client: { initialize(): Promise<T> }; pids():
   return startupWithin(h, Promise.resolve().then(() => h.client.initialize()), label);
 }
 
-/** Resolves with the value or throws "hung: …". */
-export async function within<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<T> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "rejected") throw outcome.reason;
-  return outcome.value;
-}
-
-/** Resolves with the rejection reason; fails when the promise resolves or hangs. */
-export async function rejection(promise: Promise<unknown>, label: string, ms = HANG_MS): Promise<any> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "fulfilled") {
-    throw new Error(msg("shouldReject", { label, value: outcome.value }));
-  }
-  return outcome.reason;
-}
+/** within(): the value or the rejection; rejection(): the reason, failing when it resolves (both "hung: …" when it hangs). */
+export const { within, rejection } = waitsOn(settleWithin, (label, value) => msg("shouldReject", { label, value }));
 
 // Polls a condition about the fixture's log (which the server writes before acting),
 // for orderings that depend on what the server has received.
