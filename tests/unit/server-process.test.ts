@@ -1,5 +1,6 @@
 // ServerProcess with tiny real programs (cat, sh, sleep): spawn, the write queue and its
 // veto, write errors, the shutdown ladder, exit reporting. No MCP involved.
+import { Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isAlive } from "../../fixtures/index.ts";
 import { buildServerEnv, EXIT_DRAIN_MS, ServerProcess, type ExitInfo, type ServerProcessOptions } from "#submission/src/server-process.ts";
@@ -114,8 +115,9 @@ describe("ServerProcess", () => {
     wanted = false;
     expect(server.discardUnwanted()).toBe(2);
     expect(server.queuedLines).toBe(2);
-    await server.stop(100);
-    expect(server.queuedLines).toBe(0);
+    const stopped = server.stop(100);
+    expect(server.queuedLines).toBe(0); // emptied at once: nothing queued is written to a server being stopped
+    await stopped;
   });
 
   it("writes queued lines in order once the pipe drains, through their vetoes", async () => {
@@ -142,6 +144,7 @@ describe("ServerProcess", () => {
     expect(writeErrors).toHaveLength(1);
     expect((writeErrors[0] as NodeJS.ErrnoException).code).toBe("EPIPE");
     expect(server.send("more\n")).toBe("dropped");
+    expect(server.queuedLines).toBe(0);
   });
 
   it("stops a program that ignores SIGTERM with SIGKILL after the grace, and every stop() waits for it", async () => {
@@ -185,5 +188,62 @@ describe("ServerProcess", () => {
     await until(() => exits.length === 1, "the exit report");
     expect(Date.now() - start).toBeLessThan(5_000);
     expect(exits).toEqual([{ exitCode: 0, signal: null }]);
+  });
+
+  it("scans the queue for unwanted lines only once it doubled since the last scan (at least 32 lines)", async () => {
+    const { server } = make("sleep", ["30"]);
+    await server.start();
+    const big = `${"x".repeat(64 * 1024)}\n`;
+    while (server.send(big) === "written");
+    // The first queued line set the next scan at 2 * max(1 - 1, 16) = 32 queued lines.
+    let asked = 0;
+    const unwanted = () => (asked++, false);
+    for (let i = 0; i < 31; i += 1) expect(server.send("u\n", { stillWanted: unwanted })).toBe("queued");
+    expect([server.queuedLines, asked]).toEqual([32, 0]);
+    // The 32nd finds 32 queued: the 31 unwanted leave, the big line stays, the next scan is
+    // at 32 again. The scan asks each line once to find that one must leave, then once more
+    // per line while dropping: 1 + 31 questions.
+    server.send("u\n", { stillWanted: unwanted });
+    expect([server.queuedLines, asked]).toEqual([2, 32]);
+    for (let i = 0; i < 8; i += 1) server.send("u\n", { stillWanted: unwanted });
+    expect([server.queuedLines, asked]).toEqual([10, 32]);
+  });
+
+  it("corks stdin once per tick, so the lines sent in one tick leave together, and uncorks at the end of it", async () => {
+    const { server, text } = make("cat");
+    await server.start();
+    const cork = vi.spyOn(Socket.prototype, "cork");
+    const uncork = vi.spyOn(Socket.prototype, "uncork");
+    try {
+      server.send("a\n");
+      server.send("b\n");
+      server.send("c\n");
+      expect([cork.mock.calls.length, uncork.mock.calls.length]).toEqual([1, 0]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect([cork.mock.calls.length, uncork.mock.calls.length]).toEqual([1, 1]);
+      server.send("d\n");
+      expect(cork.mock.calls.length).toBe(2);
+    } finally {
+      cork.mockRestore();
+      uncork.mockRestore();
+    }
+    await until(() => text() === "a\nb\nc\nd\n", "the echo");
+  });
+
+  it("says it has exited as soon as a signal ended it, before its pipes drained", async () => {
+    // The grandchild holds stdout open from a session of its own (out of reach of the
+    // group reap), so draining waits EXIT_DRAIN_MS and nothing else delays the report.
+    const { server, exits } = make("sh", ["-c", "setsid sleep 30 & echo $! >&2; kill -9 $$"]);
+    await server.start();
+    try {
+      await until(() => server.hasExited, "the exit to be seen");
+      expect(exits).toEqual([]);
+      expect(server.pid).toBeUndefined();
+      await until(() => exits.length === 1, "the exit report");
+      expect(exits).toEqual([{ exitCode: null, signal: "SIGKILL" }]);
+    } finally {
+      await until(() => /^\d+\n$/.test(server.stderr.text), "the grandchild's pid");
+      process.kill(Number(server.stderr.text), "SIGKILL");
+    }
   });
 });
