@@ -98,6 +98,15 @@ describe.runIf(process.platform === "linux")("process group", () => {
     expect(isAlive(member)).toBe(false);
   });
 
+  it("reaps with SIGKILL: a leftover member that ignores SIGTERM goes too", async () => {
+    // The member ignores SIGTERM before it prints its pid (an ignored signal stays ignored
+    // across exec), then the leader exits.
+    const { leader, member } = await group(`sh -c 'trap "" TERM; echo $$; exec sleep 30' &`);
+    if (leader.exitCode === null) await once(leader, "exit");
+    await reapGroup(leader.pid!);
+    expect(isAlive(member)).toBe(false);
+  });
+
   it("resolves for a group that has no member at all", async () => {
     await expect(reapGroup(2 ** 22 + 12_345)).resolves.toBeUndefined();
   });
