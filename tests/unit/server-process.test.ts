@@ -1,9 +1,11 @@
 // ServerProcess with tiny real programs (cat, sh, sleep): spawn, the write queue and its
 // veto, write errors, the shutdown ladder, exit reporting. No MCP involved.
+import { once } from "node:events";
 import { Socket } from "node:net";
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isAlive } from "../../fixtures/index.ts";
-import { buildServerEnv, EXIT_DRAIN_MS, ServerProcess, type ExitInfo, type ServerProcessOptions } from "#submission/src/server-process.ts";
+import { buildServerEnv, drained, EXIT_DRAIN_MS, ServerProcess, type ExitInfo, type ServerProcessOptions } from "#submission/src/server-process.ts";
 
 const servers: ServerProcess[] = [];
 afterEach(async () => {
@@ -43,6 +45,15 @@ describe("buildServerEnv", () => {
     const env = buildServerEnv({ MODE: "test" });
     expect(env).toEqual({ PATH: process.env.PATH, MODE: "test" });
     vi.unstubAllEnvs();
+  });
+
+  it("leaves out an allowlisted variable this process does not have", () => {
+    vi.stubEnv("PATH", undefined);
+    try {
+      expect(Object.keys(buildServerEnv({ MODE: "test" }))).toEqual(["MODE"]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("lets a given variable override the allowlisted one", () => {
@@ -245,5 +256,96 @@ describe("ServerProcess", () => {
       await until(() => /^\d+\n$/.test(server.stderr.text), "the grandchild's pid");
       process.kill(Number(server.stderr.text), "SIGKILL");
     }
+  });
+
+  it("does nothing when asked to stop reading before it started", () => {
+    const { server } = make("cat");
+    servers.pop(); // never started: there is nothing to stop
+    expect(() => server.stopReading()).not.toThrow();
+  });
+
+  it("once the exit was reported, stop() returns at once and killNow() signals nothing: no timer, no signal, no write", async () => {
+    const { server, exits, writeErrors } = make("sh", ["-c", "exit 0"]);
+    await server.start();
+    await until(() => exits.length === 1, "the exit report");
+    const kill = vi.spyOn(process, "kill");
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await server.stop(5_000);
+      server.killNow();
+      expect(vi.getTimerCount()).toBe(0);
+      expect(kill).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+      kill.mockRestore();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writeErrors).toEqual([]);
+  });
+});
+
+describe("drained", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Settles the promise's state into a flag the test can read after flushing microtasks.
+  function watch(promise: Promise<void>): () => boolean {
+    let settled = false;
+    void promise.then(() => (settled = true));
+    return () => settled;
+  }
+
+  it("resolves at once, arming no timer, for a stream that already ended or was destroyed", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const ended = new PassThrough();
+    ended.resume();
+    ended.end();
+    await once(ended, "end");
+    const destroyed = new PassThrough();
+    destroyed.destroy();
+    const both = watch(Promise.all([drained(ended, 200), drained(destroyed, 200)]).then(() => {}));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(both()).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("resolves when the stream ends, before the deadline, and removes its listener and timer", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const stream = new PassThrough();
+    stream.resume();
+    const before = [stream.listenerCount("end"), stream.listenerCount("close")];
+    const done = watch(drained(stream, 200));
+    await vi.advanceTimersByTimeAsync(199);
+    expect(done()).toBe(false);
+    stream.end();
+    await once(stream, "end");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(done()).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect([stream.listenerCount("end"), stream.listenerCount("close")]).toEqual(before);
+  });
+
+  it("resolves when the stream closes without ending", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const stream = new PassThrough();
+    const done = watch(drained(stream, 200));
+    stream.destroy();
+    await once(stream, "close");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(done()).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("gives up at the deadline on a stream that never ends, and removes its listeners", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const stream = new PassThrough();
+    const before = [stream.listenerCount("end"), stream.listenerCount("close")];
+    const done = watch(drained(stream, 200));
+    await vi.advanceTimersByTimeAsync(199);
+    expect(done()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done()).toBe(true);
+    expect([stream.listenerCount("end"), stream.listenerCount("close")]).toEqual(before);
   });
 });
