@@ -3,7 +3,7 @@
 import { once } from "node:events";
 import { Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isAlive } from "../../fixtures/index.ts";
 import { buildServerEnv, drained, EXIT_DRAIN_MS, ServerProcess, type ExitInfo, type ServerProcessOptions } from "#submission/src/server-process.ts";
 
@@ -285,67 +285,46 @@ describe("ServerProcess", () => {
 });
 
 describe("drained", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  });
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  // Settles the promise's state into a flag the test can read after flushing microtasks.
-  function watch(promise: Promise<void>): () => boolean {
+  // Starts drained(stream, 200); says whether it resolved, and whether it left its
+  // listeners and its timer behind.
+  function drain(stream: PassThrough) {
+    const listeners = () => `${stream.listenerCount("end")} ${stream.listenerCount("close")}`;
+    const before = listeners();
     let settled = false;
-    void promise.then(() => (settled = true));
-    return () => settled;
+    void drained(stream, 200).then(() => (settled = true));
+    return { settled: () => settled, cleanedUp: () => vi.getTimerCount() === 0 && listeners() === before };
   }
 
   it("resolves at once, arming no timer, for a stream that already ended or was destroyed", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const ended = new PassThrough();
     ended.resume();
     ended.end();
     await once(ended, "end");
     const destroyed = new PassThrough();
     destroyed.destroy();
-    const both = watch(Promise.all([drained(ended, 200), drained(destroyed, 200)]).then(() => {}));
+    const both = [drain(ended), drain(destroyed)];
     await vi.advanceTimersByTimeAsync(0);
-    expect(both()).toBe(true);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(both.map((d) => [d.settled(), d.cleanedUp()])).toEqual([[true, true], [true, true]]);
   });
 
-  it("resolves when the stream ends, before the deadline, and removes its listener and timer", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  it.each([
+    ["ends", (stream: PassThrough) => (stream.resume(), stream.end(), once(stream, "end"))],
+    ["closes without ending", (stream: PassThrough) => (stream.destroy(), once(stream, "close"))],
+    ["never ends: at the deadline", () => vi.advanceTimersByTimeAsync(1)],
+  ])("resolves when the stream %s, not before, leaving no listener or timer", async (_, finish) => {
     const stream = new PassThrough();
-    stream.resume();
-    const before = [stream.listenerCount("end"), stream.listenerCount("close")];
-    const done = watch(drained(stream, 200));
+    const d = drain(stream);
     await vi.advanceTimersByTimeAsync(199);
-    expect(done()).toBe(false);
-    stream.end();
-    await once(stream, "end");
+    expect(d.settled()).toBe(false);
+    await finish(stream);
     await vi.advanceTimersByTimeAsync(0);
-    expect(done()).toBe(true);
-    expect(vi.getTimerCount()).toBe(0);
-    expect([stream.listenerCount("end"), stream.listenerCount("close")]).toEqual(before);
-  });
-
-  it("resolves when the stream closes without ending", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const stream = new PassThrough();
-    const done = watch(drained(stream, 200));
-    stream.destroy();
-    await once(stream, "close");
-    await vi.advanceTimersByTimeAsync(0);
-    expect(done()).toBe(true);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it("gives up at the deadline on a stream that never ends, and removes its listeners", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const stream = new PassThrough();
-    const before = [stream.listenerCount("end"), stream.listenerCount("close")];
-    const done = watch(drained(stream, 200));
-    await vi.advanceTimersByTimeAsync(199);
-    expect(done()).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(done()).toBe(true);
-    expect([stream.listenerCount("end"), stream.listenerCount("close")]).toEqual(before);
+    expect([d.settled(), d.cleanedUp()]).toEqual([true, true]);
   });
 });
