@@ -1,6 +1,7 @@
 // ServerProcess with tiny real programs (cat, sh, sleep): spawn, the write queue and its
 // veto, write errors, the shutdown ladder, exit reporting. No MCP involved.
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -218,6 +219,35 @@ describe("ServerProcess", () => {
     expect([server.queuedLines, asked]).toEqual([2, 32]);
     for (let i = 0; i < 8; i += 1) server.send("u\n", { stillWanted: unwanted });
     expect([server.queuedLines, asked]).toEqual([10, 32]);
+  });
+
+  it("after the queue emptied, scans again from its first queued line, however large the last backlog was", async () => {
+    // The reader is stopped (SIGSTOP) and continued (SIGCONT) by the test: the pipe fills
+    // and drains when the test says so.
+    const { server } = make("sh", ["-c", "exec cat > /dev/null"]);
+    await server.start();
+    const pid = server.pid!;
+    const state = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0];
+    const pause = async () => {
+      process.kill(pid, "SIGSTOP");
+      await until(() => state() === "T", "the reader to stop");
+    };
+    const big = `${"x".repeat(64 * 1024)}\n`;
+    try {
+      await pause();
+      while (server.send(big) === "written");
+      // 40 live lines: the scan at 32 keeps them all, so the next one is at 64.
+      for (let i = 0; i < 40; i += 1) server.send("live\n", { stillWanted: () => true });
+      process.kill(pid, "SIGCONT");
+      await until(() => server.queuedLines === 0, "the backlog to drain");
+      await pause();
+      while (server.send(big) === "written");
+      for (let i = 0; i < 32; i += 1) server.send("dead\n", { stillWanted: () => false });
+      // The scan came at 32 queued lines again, not at 64.
+      expect(server.queuedLines).toBe(2);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
   });
 
   it("corks stdin once per tick, so the lines sent in one tick leave together, and uncorks at the end of it", async () => {
