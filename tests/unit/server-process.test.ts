@@ -98,6 +98,7 @@ describe("ServerProcess", () => {
     expect(text()).toBe("out\n");
     expect(exits).toEqual([{ exitCode: 3, signal: null }]);
     expect(server.stderr.text).toBe("oops\n");
+    expect(server.queuedLines).toBe(0);
     expect([server.hasExited, server.pid]).toEqual([true, undefined]);
     expect(server.send("late\n")).toBe("dropped");
   });
@@ -339,6 +340,7 @@ describe("drained", () => {
     await once(ended, "end");
     const destroyed = new PassThrough();
     destroyed.destroy();
+    await once(destroyed, "close");
     const both = [drain(ended), drain(destroyed)];
     await vi.advanceTimersByTimeAsync(0);
     expect(both.map((d) => [d.settled(), d.cleanedUp()])).toEqual([[true, true], [true, true]]);
@@ -349,7 +351,8 @@ describe("drained", () => {
     ["closes without ending", (stream: PassThrough) => (stream.destroy(), once(stream, "close"))],
     ["never ends: at the deadline", () => vi.advanceTimersByTimeAsync(1)],
   ])("resolves when the stream %s, not before, leaving no listener or timer", async (_, finish) => {
-    const stream = new PassThrough();
+    // No 'close' after 'end' (autoDestroy off): each case is told apart by its own event.
+    const stream = new PassThrough({ autoDestroy: false });
     const d = drain(stream);
     await vi.advanceTimersByTimeAsync(199);
     expect(d.settled()).toBe(false);
