@@ -3,6 +3,9 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/** A pattern anchored at this project's folder. */
+const fromRoot = (pattern: string) => fileURLToPath(new URL(`./${pattern}`, import.meta.url));
+
 export default defineConfig({
   test: {
     projects: [
@@ -23,7 +26,10 @@ export default defineConfig({
     ],
     coverage: {
       provider: "v8",
-      include: ["labs/33-mcp-lite/solution/src/**/*.ts", "packages/extensions/src/**/*.ts", "grader/**/*.{ts,mjs}", "fixtures/*.{ts,mjs}"],
+      // Absolute patterns: vitest matches these against the whole path, so "fixtures/*.ts"
+      // would also take tests/fixtures/*.ts, and "tests/**" would drop everything of a
+      // checkout that lives in a folder named tests.
+      include: ["labs/33-mcp-lite/solution/src/**/*.ts", "packages/extensions/src/**/*.ts", "grader/**/*.{ts,mjs}", "fixtures/*.{ts,mjs}"].map(fromRoot),
       // Not measured in-process: grader/child/* runs inside the vitest child each grade spawns,
       // grader/bench.ts and fixtures/measure-startup.mjs are benchmarks, platforms are CI files,
       // fixtures/mcp-server-coverage.mjs is the collector itself.
@@ -31,16 +37,18 @@ export default defineConfig({
       // plugin and its policy, the grade config): they run only in the processes a grade starts.
       exclude: [
         "**/*.test.ts",
-        "tests/**",
-        "grader/platforms/**",
-        "grader/child/**",
-        "grader/bench.ts",
-        "fixtures/measure-startup.mjs",
-        "fixtures/mcp-server-coverage.mjs",
-        "grader/sandbox/{ns-init,guard,guard-hooks,policy}.mjs",
-        "grader/sandbox/confine.ts",
-        "grader/vitest.grade.config.ts",
-        "grader/vitest-overrides.ts",
+        ...[
+          "tests/**",
+          "grader/platforms/**",
+          "grader/child/**",
+          "grader/bench.ts",
+          "fixtures/measure-startup.mjs",
+          "fixtures/mcp-server-coverage.mjs",
+          "grader/sandbox/{ns-init,guard,guard-hooks,policy}.mjs",
+          "grader/sandbox/confine.ts",
+          "grader/vitest.grade.config.ts",
+          "grader/vitest-overrides.ts",
+        ].map(fromRoot),
       ],
       // `npm run coverage` (scripts/coverage.mjs) adds the fixture server's child-process
       // coverage and enforces the thresholds per group.

@@ -8,7 +8,10 @@ import { defineConfig } from "vitest/config";
 
 const sets: Record<string, string[]> = {
   unit: ["tests/unit/**/*.test.ts"],
-  client: ["tests/unit/**/*.test.ts", "tests/client/**/*.test.ts", "tests/hardening/client-guards.test.ts"],
+  client: [
+    "tests/unit/**/*.test.ts", "tests/client/**/*.test.ts",
+    ...["requests", "server-process", "notifications", "handshake", "client-metrics"].map((m) => `tests/hardening/${m}.test.ts`),
+  ],
 };
 
 export default defineConfig({

@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { grade, loadManifest, type GradeOptions } from "./grade.ts";
-import type { GradeResult } from "./result.ts";
+import { DEFAULT_LAB } from "./manifest.ts";
+import type { GradeResult } from "./grade-result.ts";
 
 /** Default concurrent grades: each one runs its own vitest with several workers. */
 export const DEFAULT_BATCH_WORKERS = 2;
@@ -31,10 +32,10 @@ export interface BatchSummary {
   jsonFile: string;
 }
 
-export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
-  const { manifest } = await loadManifest(o.lab ?? "33-mcp-lite");
-  const names = readdirSync(o.dir)
-    .filter((name) => !name.startsWith(".") && statSync(join(o.dir, name)).isDirectory())
+export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
+  const { manifest } = await loadManifest(options.lab ?? DEFAULT_LAB);
+  const names = readdirSync(options.dir)
+    .filter((name) => !name.startsWith(".") && statSync(join(options.dir, name)).isDirectory())
     .sort();
   const results: Array<{ name: string; result: GradeResult }> = new Array(names.length);
   let next = 0;
@@ -42,18 +43,18 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
     while (next < names.length) {
       const index = next++;
       const name = names[index]!;
-      const result = await grade({ ...o, submission: join(o.dir, name) });
+      const result = await grade({ ...options, submission: join(options.dir, name) });
       results[index] = { name, result };
-      o.onResult?.(name, result);
+      options.onResult?.(name, result);
     }
   };
-  const size = Math.max(1, Math.min(o.workers ?? DEFAULT_BATCH_WORKERS, names.length));
+  const size = Math.max(1, Math.min(options.workers ?? DEFAULT_BATCH_WORKERS, names.length));
   await Promise.all(Array.from({ length: size }, worker));
 
-  const prefix = o.gradebook ?? join(o.dir, "gradebook");
+  const prefix = options.gradebook ?? join(options.dir, "gradebook");
   const csvFile = `${prefix}.csv`;
   const jsonFile = `${prefix}.json`;
-  writeFileSync(csvFile, gradebookCsv(manifest.checks.map((c) => c.id), results, o.studentPattern));
+  writeFileSync(csvFile, gradebookCsv(manifest.checks.map((c) => c.id), results, options.studentPattern));
   writeFileSync(
     jsonFile,
     `${JSON.stringify({ lab: manifest.id, gradedAt: new Date().toISOString(), submissions: results.map(({ name, result }) => ({ name, ...result })) }, null, 2)}\n`,

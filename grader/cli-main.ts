@@ -1,22 +1,20 @@
-// The grade command line, as a function: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
-//                  [--format text|json|markdown|gradescope|exercism|junit|prairielearn] [--out FILE]
-//                  [--seed N] [--lang zh|en] [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]]
-//                  [--deadline-ms N] [--hang-ms N] [--keep] [--sandbox required|auto|off] [--from RESULT.json]
-// --from re-renders a saved native result in another --format without grading again.
-// Exit status: 0 pass, 1 fail, 2 could not grade (CONTRACT §2). The --json file is
-// written in every case, even when grading itself broke.
+// The grade command line, as a function (its flags: USAGE below). --from re-renders a saved
+// native result in another --format without grading again. Exit status: 0 pass, 1 fail,
+// 2 could not grade (CONTRACT §2). The --json file is written in every case, even when
+// grading itself broke.
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runBatch } from "./batch.ts";
-import { grade, loadManifest, maxScoreOf, notRunChecks } from "./grade.ts";
-import type { Lang } from "./manifest.ts";
+import { grade, loadManifest } from "./grade.ts";
+import { couldNotGrade, exitCodeOf, type GradeResult } from "./grade-result.ts";
+import { DEFAULT_LAB, type Lang } from "./manifest.ts";
 import { FORMATS, render, type Format } from "./report/index.ts";
-import { exitCodeOf, type GradeResult } from "./result.ts";
 import { SANDBOX_MODES, type SandboxMode } from "./sandbox/index.ts";
 
-const USAGE = `usage: npm run grade -- [--lab 33-mcp-lite] [--submission DIR | --solution] [--json FILE]
+/** The command line, written once: --help prints it, a usage error prints it after the error. */
+export const USAGE = `usage: npm run grade -- [--lab ${DEFAULT_LAB}] [--submission DIR | --solution] [--json FILE]
        [--format text|json|markdown|gradescope|exercism|junit|prairielearn] [--out FILE] [--seed N] [--lang zh|en]
        [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]] [--deadline-ms N] [--hang-ms N] [--keep]
        [--sandbox required|auto|off]   OS sandbox for the submission (default auto)
@@ -41,7 +39,7 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
     if (json) {
       const message = usage ? `usage: ${(error as Error).message}` : `grader failure: ${(error as Error).message}`;
       try {
-        const result = await errorResult(flagValue(argv, "--lab") ?? "33-mcp-lite", message);
+        const result = await errorResult(flagValue(argv, "--lab") ?? DEFAULT_LAB, message);
         writeOut(json, `${JSON.stringify(result, null, 2)}\n`);
       } catch (writeError) {
         // The --json path itself is unwritable (the usual way to land here): say so, still exit 2.
@@ -52,40 +50,52 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
   }
 }
 
+const OPTIONS = {
+  lab: { type: "string", default: DEFAULT_LAB },
+  submission: { type: "string" },
+  solution: { type: "boolean", default: false },
+  json: { type: "string" },
+  format: { type: "string", default: "text" },
+  out: { type: "string" },
+  seed: { type: "string" },
+  lang: { type: "string" },
+  batch: { type: "string" },
+  workers: { type: "string" },
+  gradebook: { type: "string" },
+  "student-pattern": { type: "string" },
+  "deadline-ms": { type: "string" },
+  "hang-ms": { type: "string" },
+  keep: { type: "boolean", default: false },
+  sandbox: { type: "string", default: "auto" },
+  from: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; strict: true; allowPositionals: false }>>["values"];
+
 async function main(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      lab: { type: "string", default: "33-mcp-lite" },
-      submission: { type: "string" },
-      solution: { type: "boolean", default: false },
-      json: { type: "string" },
-      format: { type: "string", default: "text" },
-      out: { type: "string" },
-      seed: { type: "string" },
-      lang: { type: "string" },
-      batch: { type: "string" },
-      workers: { type: "string" },
-      gradebook: { type: "string" },
-      "student-pattern": { type: "string" },
-      "deadline-ms": { type: "string" },
-      "hang-ms": { type: "string" },
-      keep: { type: "boolean", default: false },
-      sandbox: { type: "string", default: "auto" },
-      from: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
   if (values.help) {
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const { common, format, lang, langChosen } = checkFlags(values);
+  if (values.from) return rerender(values.from, langChosen ? lang : undefined, format, values.out, io);
+  if (values.batch) return gradeBatch(values, common, io);
+  const result = await gradeOne(values, common);
+  if (values.json) writeOut(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  const text = render(result, format);
+  if (values.out) writeOut(values.out, text);
+  io.stdout.write(text);
+  return exitCodeOf(result.status);
+}
+
+// Checks the flags' values and turns them into the options every grade shares.
+function checkFlags(values: Flags) {
   // --lang wins; otherwise LAB_LANG=en (the same switch the lab's tests read) picks English.
-  values.lang ??= process.env.LAB_LANG === "en" ? "en" : undefined;
-  const lang = values.lang === undefined || values.lang === "zh" ? "zh" : values.lang === "en" ? "en" : undefined;
-  if (!lang) throw new UsageError(`--lang must be zh or en, got ${values.lang}`);
+  const langFlag = values.lang ?? (process.env.LAB_LANG === "en" ? "en" : undefined);
+  const lang: Lang | undefined = langFlag === undefined || langFlag === "zh" ? "zh" : langFlag === "en" ? "en" : undefined;
+  if (!lang) throw new UsageError(`--lang must be zh or en, got ${langFlag}`);
   const format = values.format as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}`);
   const seed = values.seed === undefined ? undefined : integer("--seed", values.seed);
@@ -94,55 +104,54 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   if (!SANDBOX_MODES.includes(sandbox)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}, got ${values.sandbox}`);
   const common = {
     lab: values.lab,
-    lang: lang as Lang,
+    lang,
     seed,
     deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"], 1),
     hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"], 1),
     keep: values.keep,
     sandbox,
   };
+  return { common, format, lang, langChosen: langFlag !== undefined };
+}
 
-  if (values.from) {
-    const saved = JSON.parse(readFileSync(resolve(values.from), "utf8")) as GradeResult;
-    const text = render(values.lang === undefined ? saved : { ...saved, lang: lang as Lang }, format);
-    if (values.out) writeOut(values.out, text);
-    io.stdout.write(text);
-    return exitCodeOf(saved.status);
-  }
+type Common = ReturnType<typeof checkFlags>["common"];
 
-  if (values.batch) {
-    const summary = await runBatch({
-      ...common,
-      dir: resolve(values.batch),
-      workers: values.workers === undefined ? undefined : integer("--workers", values.workers, 1),
-      gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
-      studentPattern: values["student-pattern"] === undefined ? undefined : pattern("--student-pattern", values["student-pattern"]),
-      onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
-    });
-    io.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
-    return summary.results.some((r) => r.result.status === "error") ? 2 : 0;
-  }
+// --from: a saved native result in another format (and language, when --lang was given).
+function rerender(from: string, lang: Lang | undefined, format: Format, out: string | undefined, io: CliIo): number {
+  const saved = JSON.parse(readFileSync(resolve(from), "utf8")) as GradeResult;
+  const text = render(lang === undefined ? saved : { ...saved, lang }, format);
+  if (out) writeOut(out, text);
+  io.stdout.write(text);
+  return exitCodeOf(saved.status);
+}
 
+// --batch: every submission folder of a directory, and a gradebook.
+async function gradeBatch(values: Flags, common: Common, io: CliIo): Promise<number> {
+  const summary = await runBatch({
+    ...common,
+    dir: resolve(values.batch!),
+    workers: values.workers === undefined ? undefined : integer("--workers", values.workers, 1),
+    gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
+    studentPattern: values["student-pattern"] === undefined ? undefined : pattern("--student-pattern", values["student-pattern"]),
+    onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
+  });
+  io.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
+  return summary.results.some((r) => r.result.status === "error") ? 2 : 0;
+}
+
+// One submission (or the solution, or the starter); a grader failure is still a result.
+async function gradeOne(values: Flags, common: Common): Promise<GradeResult> {
   let submission = values.submission ? resolve(values.submission) : undefined;
   if (values.solution) {
-    const { manifest, labDir } = await loadManifest(values.lab!);
+    const { manifest, labDir } = await loadManifest(values.lab);
     submission = join(labDir, manifest.solution);
   }
-  let result: GradeResult;
   try {
-    result = await grade({ ...common, submission });
+    return await grade({ ...common, submission });
   } catch (error) {
     // Grading itself broke: still write a result file, and say so.
-    result = {
-      ...(await errorResult(values.lab!, `grader failure: ${(error as Error).stack ?? String(error)}`, seed, lang as Lang)),
-      submission: submission ?? "",
-    };
+    return { ...(await errorResult(values.lab, `grader failure: ${(error as Error).stack ?? String(error)}`, common.seed, common.lang)), submission: submission ?? "" };
   }
-  if (values.json) writeOut(values.json, `${JSON.stringify(result, null, 2)}\n`);
-  const text = render(result, format);
-  if (values.out) writeOut(values.out, text);
-  io.stdout.write(text);
-  return exitCodeOf(result.status);
 }
 
 class UsageError extends Error {}
@@ -177,30 +186,12 @@ function writeOut(file: string, text: string): void {
 // The result written when nothing could be graded (bad flags, or the grader itself broke).
 // Every check id the lab defines is still listed, as an error, when the lab can be loaded.
 async function errorResult(lab: string, message: string, seed = 0, lang: Lang = "zh"): Promise<GradeResult> {
-  let checks: GradeResult["checks"] = [];
-  let maxScore = 0;
-  try {
-    const { manifest } = await loadManifest(lab);
-    checks = notRunChecks(manifest, lang, message);
-    maxScore = maxScoreOf(manifest);
-  } catch {
+  const manifest = await loadManifest(lab).then(
+    (loaded) => loaded.manifest,
     // An unknown lab: there is no list of checks to report.
-  }
-  return {
-    version: 1,
-    lab,
-    status: "error",
-    score: 0,
-    maxScore,
-    bonus: { score: 0, maxScore: 0 },
-    seed,
-    lang,
-    message,
-    submission: "",
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    checks,
-  };
+    () => undefined,
+  );
+  return couldNotGrade({ lab, seed, lang, submission: "", startedAt: new Date().toISOString() }, manifest, message);
 }
 
 // A flag's value on a command line that could not be parsed ("--json FILE" or "--json=FILE").

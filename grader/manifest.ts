@@ -2,10 +2,15 @@
 // about a lab from here: which folders are the starter and the solution, which test files
 // and describe blocks back which check, the weights, the rubric text and the hints.
 
-export type Lang = "zh" | "en";
-export type Text = Record<Lang, string>;
+import type { Lang, Texts } from "./message-template.ts";
+
+export type { Lang };
+export type Text = Texts;
 export type CheckKind = "evidence" | "rubric" | "probe" | "homework";
 export type CheckStatus = "pass" | "fail" | "error";
+
+/** The lab graded when none is named (the grade command, the learner's loop, the batch). */
+export const DEFAULT_LAB = "33-mcp-lite";
 
 export interface CheckDef {
   /** Stable id, e.g. "evidence/timeout"; also the name of the describe block that backs it. */
@@ -25,9 +30,14 @@ export interface CheckDef {
   lesson: string;
   /**
    * Describe-block names (the first element of a test's ancestor titles) whose tests back
-   * this check. Defaults to [id]. A check with no tests of its own (probe/orphans) lists none.
+   * this check. Defaults to [id]; a check graded by the leftover processes has none.
    */
   describes?: string[];
+  /**
+   * What decides the check: its tests (default), or the processes left alive after close()
+   * and after the run ("leftovers": the orphan probe, CONTRACT §2 `probe/orphans`).
+   */
+  gradedBy?: "tests" | "leftovers";
 }
 
 /** One TODO of the starter, in the order the learner should do them. */
@@ -82,5 +92,61 @@ export interface LabManifest {
 
 /** The describe names that back a check. */
 export function describesOf(check: CheckDef): string[] {
-  return check.describes ?? (check.kind === "probe" ? [] : [check.id]);
+  return check.describes ?? (check.gradedBy === "leftovers" ? [] : [check.id]);
+}
+
+/** What a check says to the learner, each in both languages. */
+export interface CheckText {
+  title: Text;
+  standard: Text;
+  deduction: Text;
+  hint: Text;
+}
+
+// One check of a lab's table: its id, kind, weight, the lesson section its hint points to,
+// and what it says (the layout both labs' manifests use, one row per check).
+export function checkOf(id: string, kind: CheckKind, weight: number, lesson: string, text: CheckText): CheckDef {
+  return { id, kind, weight, ...text, lesson };
+}
+
+// A check graded by the processes left alive after close() and after the run, not by tests
+// of its own: the orphan probe (CONTRACT §2 probe/orphans).
+export function leftoversCheck(id: string, kind: CheckKind, weight: number, lesson: string, text: CheckText): CheckDef {
+  return { ...checkOf(id, kind, weight, lesson, text), gradedBy: "leftovers" };
+}
+
+/** The evidence test file of an evidence check: tests/evidence/<name>.test.ts for evidence/<name>. */
+export function evidenceFileOf(check: CheckDef): string {
+  return `tests/${check.id}.test.ts`;
+}
+
+/** A lab as its manifest file writes it: what follows the conventions is left out. */
+export interface LabDefinition extends Omit<LabManifest, "starter" | "solution" | "vitestConfig" | "evidenceFiles" | "homeworkDir" | "expected"> {
+  /** Pinned: the graded checks the starter passes as given; it fails every other one. */
+  starterPasses: string[];
+}
+
+// A lab's manifest from its definition and the conventions every lab follows: the folders
+// starter/, solution/ and homework/, vitest.config.ts, one evidence file per evidence check
+// (evidenceFileOf), the solution passing every graded check.
+export function defineLab(definition: LabDefinition): LabManifest {
+  const { starterPasses, ...rest } = definition;
+  const ids = rest.checks.map((check) => check.id);
+  return {
+    ...rest,
+    starter: "starter",
+    solution: "solution",
+    vitestConfig: "vitest.config.ts",
+    evidenceFiles: rest.checks.filter((check) => check.kind === "evidence").map(evidenceFileOf),
+    homeworkDir: "homework",
+    expected: {
+      solution: Object.fromEntries(ids.map((id) => [id, "pass"])),
+      starter: Object.fromEntries(ids.map((id) => [id, starterPasses.includes(id) ? "pass" : "fail"])),
+    },
+  };
+}
+
+/** The most a submission can score (homework bonus excluded). */
+export function maxScoreOf(manifest: LabManifest): number {
+  return manifest.checks.reduce((sum, c) => sum + c.weight, 0);
 }

@@ -2,13 +2,12 @@
 // once in a throwaway process. Each failure becomes a could-not-grade message that names
 // the file and line, so a learner sees "src/mcp-client.ts:12: ..." instead of a stack dump.
 
-import { spawn } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { t } from "./i18n.ts";
 import type { Lang, LabManifest } from "./manifest.ts";
-import { killGroup } from "./procs.ts";
+import { bound, runBounded } from "./bounded-run.ts";
 import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
 
 /** Largest submission copied, in bytes; anything bigger is refused. */
@@ -69,60 +68,22 @@ export function findOnly(dir: string): string[] {
   return hits;
 }
 
-interface ChildOutcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  output: string;
-  timedOut: boolean;
-}
-
-// Runs a command in its own process group with a deadline; keeps at most 64 KiB of output.
-export function runBounded(cmd: string, args: string[], options: { cwd: string; deadlineMs: number; env?: NodeJS.ProcessEnv }): Promise<ChildOutcome> {
-  return new Promise((resolvePromise) => {
-    const child = spawn(cmd, args, {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-      shell: false,
-    });
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (output.length > 65_536) output = output.slice(-65_536);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid) killGroup(child.pid);
-    }, options.deadlineMs);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      resolvePromise({ code: null, signal: null, output: String(error), timedOut });
-    });
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      // Whatever the child left in its group goes with it.
-      if (child.pid) killGroup(child.pid);
-      resolvePromise({ code, signal, output, timedOut });
-    });
-  });
+// Writes a tsconfig that checks one entry file (and what it imports) with the project's
+// compiler options; returns its path.
+export function writeTypecheckConfig(file: string, root: string, entry: string): string {
+  const config = {
+    extends: join(root, "tsconfig.json"),
+    compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
+    files: [entry],
+    include: [],
+  };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
 }
 
 // Type-checks the submission copy with the project's compiler options.
 export async function typecheck(root: string, gradeDir: string, copy: string, manifest: LabManifest, lang: Lang): Promise<Preflight> {
-  const tsconfig = join(gradeDir, "tsconfig.json");
-  writeFileSync(
-    tsconfig,
-    JSON.stringify({
-      extends: join(root, "tsconfig.json"),
-      compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
-      files: [join(copy, manifest.entry)],
-      include: [],
-    }),
-  );
+  const tsconfig = writeTypecheckConfig(join(gradeDir, "tsconfig.json"), root, join(copy, manifest.entry));
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   const out = await runBounded(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", tsconfig], {
     cwd: gradeDir,
@@ -166,22 +127,22 @@ export interface SmokeOutcome {
 
 // Imports the entry module in a child process (sandboxed where possible) with a deadline,
 // under the strict resolution guard, and checks the exports.
-export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
-  const { copy, manifest, lang } = c;
+export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> {
+  const { copy, manifest, lang } = context;
   const entry = join(copy, manifest.entry);
-  const script = join(c.root, "grader", "child", "import-smoke.mjs");
-  const tsxLoader = join(c.root, "node_modules", "tsx", "dist", "loader.mjs");
-  const violationLog = join(c.scratch, "violations.jsonl");
+  const script = join(context.root, "grader", "child", "import-smoke.mjs");
+  const tsxLoader = join(context.root, "node_modules", "tsx", "dist", "loader.mjs");
+  const violationLog = join(context.scratch, "violations.jsonl");
   const payload = startPayload({
     command: [process.execPath, "--max-old-space-size=512", "--import", pathToFileURL(tsxLoader).href, script, entry, String(IMPORT_HANG_MS), ...manifest.requiredExports],
-    cwd: c.scratch,
-    env: { PATH: process.env.PATH ?? "", HOME: c.scratch, LAB_CONFINE: c.confine, LAB_CONFINE_STRICT: "1", LAB_VIOLATION_LOG: violationLog },
+    cwd: context.scratch,
+    env: { PATH: process.env.PATH ?? "", HOME: context.scratch, LAB_CONFINE: context.confine, LAB_CONFINE_STRICT: "1", LAB_VIOLATION_LOG: violationLog },
     input: "",
-    sandbox: c.sandbox,
-    root: c.root,
-    hide: c.hide,
-    gradeDir: c.gradeDir,
-    scratch: c.scratch,
+    sandbox: context.sandbox,
+    root: context.root,
+    hide: context.hide,
+    gradeDir: context.gradeDir,
+    scratch: context.scratch,
     cpuSeconds: Math.ceil(IMPORT_DEADLINE_MS / 1000) + 5,
   });
   payload.stdin.end();
@@ -191,7 +152,7 @@ export async function importSmoke(c: SmokeContext): Promise<SmokeOutcome> {
   if (report?.setupError) return { verdict: { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0] }) }, leftovers };
   const violations = readViolations(violationLog);
   if (violations.length > 0) return { verdict: { ok: false, message: violationMessage(violations, lang) }, refused: true, leftovers };
-  const verdict = smokeVerdict(out, c);
+  const verdict = smokeVerdict(out, context);
   return { verdict, leftovers, ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
 }
 
@@ -223,51 +184,40 @@ interface PayloadOutcome {
   verdict: any;
 }
 
-// Waits for a payload with a deadline (then kills its group); collects its fd-3 lines.
-function boundedPayload(payload: Payload, deadlineMs: number): Promise<PayloadOutcome> {
-  const { child } = payload;
+// Waits for a payload with a deadline (then kills its group); reads the last JSON line it
+// wrote to fd 3, its verdict.
+async function boundedPayload(payload: Payload, deadlineMs: number): Promise<PayloadOutcome> {
   let text = "";
   payload.channel.setEncoding("utf8");
   payload.channel.on("data", (chunk: string) => {
     if (text.length < 1_000_000) text += chunk;
   });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return new Promise((resolvePromise) => {
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid) killGroup(child.pid);
-    }, deadlineMs);
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(timer);
-      if (child.pid) killGroup(child.pid);
-      // The verdict may still be in flight: wait for the channel's write ends to close
-      // (at once in the sandbox, whose processes are all gone; bounded without it).
-      const closed = new Promise<void>((r) => {
-        if (payload.channel.closed) r();
-        payload.channel.once("close", () => r());
-      });
-      void Promise.race([closed, new Promise((r) => setTimeout(r, 500).unref())]).then(() => {
-        payload.channel.destroy();
-        let verdict: any;
-        for (const line of text.split("\n")) {
-          try {
-            if (line.trim()) verdict = JSON.parse(line);
-          } catch {
-            // not a verdict line
-          }
-        }
-        resolvePromise({ code, signal, timedOut, verdict });
-      });
-    };
-    child.on("error", () => finish(null, null));
-    child.on("exit", (code, signal) => finish(code, signal));
+  const { code, signal, timedOut } = await bound(payload.child, { deadlineMs, tailBytes: 0 });
+  // The verdict may still be in flight: wait for the channel's write ends to close
+  // (at once in the sandbox, whose processes are all gone; bounded without it).
+  const closed = new Promise<void>((r) => {
+    if (payload.channel.closed) r();
+    payload.channel.once("close", () => r());
   });
+  await Promise.race([closed, new Promise((r) => setTimeout(r, 500).unref())]);
+  payload.channel.destroy();
+  return { code, signal, timedOut, verdict: lastJsonLine(text) };
 }
 
-function smokeVerdict(out: PayloadOutcome, c: SmokeContext): Preflight {
-  const { copy, manifest, lang } = c;
+function lastJsonLine(text: string): any {
+  let verdict: any;
+  for (const line of text.split("\n")) {
+    try {
+      if (line.trim()) verdict = JSON.parse(line);
+    } catch {
+      // not a verdict line
+    }
+  }
+  return verdict;
+}
+
+function smokeVerdict(out: PayloadOutcome, context: SmokeContext): Preflight {
+  const { copy, manifest, lang } = context;
   const verdict = out.verdict;
   const file = manifest.entry;
   if (!verdict) {

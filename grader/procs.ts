@@ -54,6 +54,18 @@ export function isLive(info: ProcInfo | undefined): info is ProcInfo {
   return info !== undefined && info.state !== "Z" && info.state !== "X";
 }
 
+// Is `pid` alive (present and not a zombie)? Where there is no /proc, asks with signal 0.
+export function isPidAlive(pid: number): boolean {
+  const info = procInfo(pid);
+  if (info) return isLive(info);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Live descendants of `root` (not root itself), following parent links.
 export function descendants(root: number, procs: ProcInfo[] = listProcs()): ProcInfo[] {
   const children = new Map<number, ProcInfo[]>();

@@ -4,10 +4,12 @@
 // result channel (sandbox/channel.ts), never from a file or from its stdout (which the
 // submission shares).
 
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { bound, type BoundedOutcome } from "./bounded-run.ts";
 import { newKey, readChannel } from "./sandbox/channel.ts";
-import { startPayload, type NsReport, type SandboxKind } from "./sandbox/index.ts";
-import { descendants, isLive, killGroup, procInfo, type ProcInfo } from "./procs.ts";
+import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
+import { descendants, isLive, procInfo, type ProcInfo } from "./procs.ts";
 
 /** Output kept from the child's stdout+stderr, in bytes (the tail). */
 export const MAX_CAPTURED_BYTES = 64 * 1024;
@@ -51,101 +53,94 @@ export interface VitestRunOptions {
   scratch: string;
 }
 
-export function runVitest(o: VitestRunOptions): Promise<VitestRun> {
+export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
   const started = Date.now();
-  const vitest = join(o.root, "node_modules", "vitest", "vitest.mjs");
   const key = newKey();
-  const command = [process.execPath, vitest, "run", "--config", o.configFile, "--configLoader", "runner", ...o.reporters.map((r) => `--reporter=${r}`)];
   const payload = startPayload({
-    command,
-    cwd: o.cwd,
-    env: { ...o.env, LAB_CHANNEL: "1" },
+    command: vitestCommand(options),
+    cwd: options.cwd,
+    env: { ...options.env, LAB_CHANNEL: "1" },
     input: `${key}\n`,
-    sandbox: o.sandbox,
-    root: o.root,
-    hide: o.hide,
-    gradeDir: o.gradeDir,
-    scratch: o.scratch,
-    cpuSeconds: Math.ceil(o.deadlineMs / 1000) + 30,
+    sandbox: options.sandbox,
+    root: options.root,
+    hide: options.hide,
+    gradeDir: options.gradeDir,
+    scratch: options.scratch,
+    cpuSeconds: Math.ceil(options.deadlineMs / 1000) + 30,
   });
-  const { child } = payload;
   const channel = readChannel(payload.channel, key);
-  void o.gate.then((go) => {
+  void options.gate.then((go) => {
     if (go) payload.stdin.write("go\n");
     payload.stdin.end();
   });
-  return new Promise((resolvePromise) => {
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (output.length > MAX_CAPTURED_BYTES * 2) output = output.slice(-MAX_CAPTURED_BYTES);
-    };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
-    const seen = new Map<number, ProcInfo>();
-    // vitest's own workers, known by identity: direct children of vitest's main process.
-    const workers = new Set<number>();
-    const scan = () => {
-      if (child.pid === undefined) return;
-      for (const p of descendants(child.pid)) {
-        if (!seen.has(p.pid)) seen.set(p.pid, p);
-        if (o.sandbox === "none" && p.ppid === child.pid) workers.add(p.pid);
-      }
-    };
-    const scanner = setInterval(scan, TREE_SCAN_MS);
-    let timedOut = false;
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      scan();
-      if (child.pid !== undefined) killGroup(child.pid);
-    }, o.deadlineMs);
-    const stop = () => {
-      if (child.pid !== undefined) killGroup(child.pid);
-    };
-    o.signal?.addEventListener("abort", stop, { once: true });
-    let done = false;
-    const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
-      if (done) return;
-      done = true;
-      clearInterval(scanner);
-      clearTimeout(deadline);
-      o.signal?.removeEventListener("abort", stop);
-      let leftovers: VitestRun["leftovers"] = [];
-      let report: NsReport | undefined;
-      if (o.sandbox === "none") {
-        // Taken before the group kill: what outlived vitest (its own workers excepted).
-        leftovers = stillAlive(seen).filter((p) => !workers.has(p.pid));
-        if (child.pid !== undefined) killGroup(child.pid);
-      } else {
-        if (child.pid !== undefined) killGroup(child.pid);
-        report = await payload.report;
-        leftovers = report?.alive ?? [];
-        if (report?.exit) {
-          code = report.exit.code;
-          signal = report.exit.signal as NodeJS.Signals | null;
-        }
-      }
-      // The write ends close when the last process holding them is gone; bounded wait.
-      await Promise.race([channel.closed, new Promise((r) => setTimeout(r, 1_000).unref())]);
-      payload.channel.destroy();
-      resolvePromise({
-        code,
-        signal,
-        timedOut,
-        durationMs: Date.now() - started,
-        output: output.slice(-MAX_CAPTURED_BYTES),
-        seen,
-        leftovers,
-        pid: child.pid,
-        records: channel.records,
-        ...(channel.tampered ? { tampered: channel.tampered } : {}),
-        ...(report?.setupError ? { sandboxError: report.setupError } : {}),
-      });
-    };
-    child.on("error", () => void finish(null, null));
-    // 'exit', not 'close': a process the submission left behind can hold the pipes open.
-    child.on("exit", (code, signal) => void finish(code, signal));
+  const watch = watchTree(payload.child, options.sandbox);
+  let leftovers: VitestRun["leftovers"] = [];
+  const out = await bound(payload.child, {
+    deadlineMs: options.deadlineMs,
+    tailBytes: MAX_CAPTURED_BYTES,
+    signal: options.signal,
+    atDeadline: watch.scan,
+    // Taken before the group kill: what outlived vitest (its own workers excepted).
+    atExit: () => {
+      leftovers = watch.stop();
+    },
   });
+  return { ...(await afterExit(payload, channel, out, options.sandbox, leftovers)), durationMs: Date.now() - started, seen: watch.seen };
+}
+
+// What is known once vitest exited: in the sandbox, ns-init's report (the payload's exit
+// status and what was still alive); the channel's records once its write ends closed.
+async function afterExit(payload: Payload, channel: ReturnType<typeof readChannel>, out: BoundedOutcome, sandbox: SandboxKind, leftovers: VitestRun["leftovers"]): Promise<Omit<VitestRun, "durationMs" | "seen">> {
+  let { code, signal } = out;
+  const report = sandbox === "none" ? undefined : await payload.report;
+  if (report) {
+    leftovers = report.alive ?? [];
+    if (report.exit) {
+      code = report.exit.code;
+      signal = report.exit.signal as NodeJS.Signals | null;
+    }
+  }
+  // The write ends close when the last process holding them is gone; bounded wait.
+  await Promise.race([channel.closed, new Promise((r) => setTimeout(r, 1_000).unref())]);
+  payload.channel.destroy();
+  return {
+    code,
+    signal,
+    timedOut: out.timedOut,
+    output: out.output,
+    leftovers,
+    pid: payload.child.pid,
+    records: channel.records,
+    ...(channel.tampered ? { tampered: channel.tampered } : {}),
+    ...(report?.setupError ? { sandboxError: report.setupError } : {}),
+  };
+}
+
+// vitest's command line: its own entry, the grade's config, the reporters.
+function vitestCommand(options: VitestRunOptions): string[] {
+  const vitest = join(options.root, "node_modules", "vitest", "vitest.mjs");
+  return [process.execPath, vitest, "run", "--config", options.configFile, "--configLoader", "runner", ...options.reporters.map((r) => `--reporter=${r}`)];
+}
+
+// Scans the child's process tree every TREE_SCAN_MS; `stop` ends the scans and (without a
+// sandbox) returns what is still alive, vitest's own workers (direct children of its main
+// process, known by identity) excepted. In the sandbox ns-init reports that instead.
+function watchTree(child: ChildProcess, sandbox: SandboxKind): { seen: Map<number, ProcInfo>; scan: () => void; stop: () => VitestRun["leftovers"] } {
+  const seen = new Map<number, ProcInfo>();
+  const workers = new Set<number>();
+  const scan = () => {
+    if (child.pid === undefined) return;
+    for (const p of descendants(child.pid)) {
+      if (!seen.has(p.pid)) seen.set(p.pid, p);
+      if (sandbox === "none" && p.ppid === child.pid) workers.add(p.pid);
+    }
+  };
+  const scanner = setInterval(scan, TREE_SCAN_MS);
+  const stop = () => {
+    clearInterval(scanner);
+    return sandbox === "none" ? stillAlive(seen).filter((p) => !workers.has(p.pid)) : [];
+  };
+  return { seen, scan, stop };
 }
 
 // Processes seen in the tree that are still alive now (same pid and start time).

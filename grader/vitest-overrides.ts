@@ -5,6 +5,7 @@
 // vitest loads is the fixed file grader/vitest.grade.config.ts, which merges the two; it
 // learns the lab and the submission from the environment, so no file is written per grade.
 
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ViteUserConfig } from "vitest/config";
@@ -15,6 +16,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** Default safety net behind the harness's own hang detectors, in ms. */
 export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
+
+/** Test workers of a grade: the tests mostly wait on pipes and the fixture, so one more than the cores. */
+export const DEFAULT_WORKERS = Math.max(2, availableParallelism() + 1);
 
 /** Heap cap of each test worker, in MiB: a submission that exhausts memory fails fast, named. */
 export const WORKER_HEAP_MB = 512;
@@ -30,8 +34,13 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
       setupFiles: [join(here, "child", "setup.ts")],
       globalSetup: policy ? [join(here, "child", "gate.ts")] : [],
       pool: "forks",
+      // Test files share a few long-lived workers instead of a fresh process each: on two
+      // cores that halves a grade's CPU time (docs/performance.md). What the tests count
+      // (timers, listeners, processes) is counted per test against a snapshot, so a file
+      // that runs after another in the same worker is judged on what it did itself.
+      isolate: false,
       fileParallelism: true,
-      maxWorkers: Number(env.LAB_MAX_WORKERS ?? 6),
+      maxWorkers: Number(env.LAB_MAX_WORKERS ?? DEFAULT_WORKERS),
       testTimeout: testTimeoutMs,
       hookTimeout: testTimeoutMs,
       teardownTimeout: 5_000,

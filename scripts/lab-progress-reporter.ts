@@ -6,21 +6,12 @@
 
 import { appendFileSync } from "node:fs";
 import type { Reporter, TestCase, TestModule } from "vitest/node";
+import { suiteNames } from "../grader/child/suite-names.ts";
 
 const file = process.env.LAB_PROGRESS_FILE;
 
 function write(record: Record<string, unknown>): void {
   if (file) appendFileSync(file, `${JSON.stringify(record)}\n`);
-}
-
-function ancestors(test: TestCase): string[] {
-  const names: string[] = [];
-  let parent = test.parent;
-  while (parent.type === "suite") {
-    names.unshift(parent.name);
-    parent = parent.parent;
-  }
-  return names;
 }
 
 export default class LabProgressReporter implements Reporter {
@@ -33,10 +24,10 @@ export default class LabProgressReporter implements Reporter {
   }
 
   onTestCaseReady(test: TestCase): void {
-    write({ event: "start", file: test.module.moduleId, ancestors: ancestors(test), title: test.name });
+    write({ event: "start", file: test.module.moduleId, ancestors: suiteNames(test), title: test.name });
   }
 
   onTestCaseResult(test: TestCase): void {
-    write({ event: "end", file: test.module.moduleId, ancestors: ancestors(test), title: test.name });
+    write({ event: "end", file: test.module.moduleId, ancestors: suiteNames(test), title: test.name });
   }
 }

@@ -7,19 +7,21 @@
 //   3. the evidence tests in vitest, under a wall-clock limit (default 90 s, `--limit-s N`):
 //      a test that never ends (a `for (;;)`, a close() that never resolves) is reported by
 //      name and the run is stopped, never waited on forever.
-// Options: --lab <id or number> (default 33-mcp-lite), --lang zh|en (or LAB_LANG=en),
+// Options: --lab <id or number> (default: DEFAULT_LAB of grader/manifest.ts), --lang zh|en (or LAB_LANG=en),
 // --watch (vitest's watch mode: reruns when a file changes; type check once first),
 // --limit-s N, --no-typecheck. Anything else goes to vitest, so
 // `npm run lab:starter -- timeout` runs only tests/evidence/timeout.test.ts.
 // Exit status: 0 all tests passed, 1 a test failed or the run was stopped, 2 the folder
 // cannot be tested (no entry file, type errors, import failed).
 import { spawn, type StdioOptions } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { LabManifest } from "../grader/manifest.ts";
+import { DEFAULT_LAB, type LabManifest } from "../grader/manifest.ts";
 import { importCheck } from "../grader/grade.ts";
+import { fillTemplate } from "../grader/message-template.ts";
+import { writeTypecheckConfig } from "../grader/preflight.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -73,7 +75,7 @@ type Lang = "zh" | "en";
 type MessageKey = keyof (typeof MESSAGES)["zh"];
 
 function say(lang: Lang, key: MessageKey, params: Record<string, unknown> = {}): string {
-  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? ""));
+  return fillTemplate(MESSAGES[lang][key], params);
 }
 
 // Splits our own flags from the ones that go to vitest.
@@ -89,7 +91,7 @@ export interface LabTestOptions {
 }
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): LabTestOptions {
-  const options: LabTestOptions = { target: "solution", lab: "33-mcp-lite", lang: env.LAB_LANG === "en" ? "en" : "zh", watch: false, limitS: DEFAULT_LIMIT_S, typecheck: true, rest: [], error: undefined };
+  const options: LabTestOptions = { target: "solution", lab: DEFAULT_LAB, lang: env.LAB_LANG === "en" ? "en" : "zh", watch: false, limitS: DEFAULT_LIMIT_S, typecheck: true, rest: [], error: undefined };
   const args = [...argv];
   let targetSet = false;
   while (args.length > 0) {
@@ -191,9 +193,36 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     console.error(say(lang, "usage"));
     return 2;
   }
+  const target = await findTarget(options);
+  if (typeof target === "number") return target;
+  const temp = mkdtempSync(join(tmpdir(), "lab-test-"));
+  try {
+    if (options.typecheck && !(await typecheckStep(target, temp, lang))) return 2;
+    console.log(say(lang, "importing"));
+    const verdict = await importCheck(target.dir, target.manifest, lang);
+    if (!verdict.ok) {
+      console.error(say(lang, "importFailed", { message: verdict.message }));
+      return 2;
+    }
+    console.log(say(lang, "importOk", { exports: target.manifest.requiredExports.join(", ") }));
+    return await testStep(target, options, join(temp, "progress.jsonl"));
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** The lab and the folder under test. */
+interface Target {
+  manifest: LabManifest;
+  labDir: string;
+  dir: string;
+}
+
+// The lab's manifest and the folder to test, or the exit status when there is none.
+async function findTarget(options: LabTestOptions): Promise<Target | number> {
   const labId = findLab(options.lab);
   if (!labId) {
-    console.error(say(lang, "noLab", { lab: options.lab }));
+    console.error(say(options.lang, "noLab", { lab: options.lab }));
     return 2;
   }
   const labDir = join(root, "labs", labId);
@@ -202,77 +231,60 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   const target = options.target;
   const dir = target === "starter" || target === "solution" ? join(labDir, manifest[target]) : resolve(target);
   if (!existsSync(join(dir, manifest.entry))) {
-    console.error(say(lang, "noEntry", { dir, entry: manifest.entry }));
+    console.error(say(options.lang, "noEntry", { dir, entry: manifest.entry }));
     return 2;
   }
-  const temp = mkdtempSync(join(tmpdir(), "lab-test-"));
-  try {
-    if (options.typecheck) {
-      console.log(say(lang, "typecheck", { entry: relative(root, join(dir, manifest.entry)) }));
-      const tsconfig = join(temp, "tsconfig.json");
-      writeFileSync(
-        tsconfig,
-        JSON.stringify({
-          extends: join(root, "tsconfig.json"),
-          compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
-          files: [join(dir, manifest.entry)],
-          include: [],
-        }),
-      );
-      const tsc = await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", tsconfig, "--pretty", String(process.stdout.isTTY === true)], { limitMs: 120_000 });
-      if (tsc.code !== 0) {
-        console.error(say(lang, "typeFailed"));
-        // Outside the workbook no package.json says "type": "module", so the compiler reads the
-        // files as CommonJS and rejects every import: say so instead of leaving 100 errors.
-        if (relative(root, dir).startsWith("..")) console.error(say(lang, "outside", { root }));
-        return 2;
-      }
-      console.log(say(lang, "typeOk"));
-    }
+  return { manifest, labDir, dir };
+}
 
-    console.log(say(lang, "importing"));
-    const verdict = await importCheck(dir, manifest, lang);
-    if (!verdict.ok) {
-      console.error(say(lang, "importFailed", { message: verdict.message }));
-      return 2;
-    }
-    console.log(say(lang, "importOk", { exports: manifest.requiredExports.join(", ") }));
-
-    const progressFile = join(temp, "progress.jsonl");
-    const reporters = options.rest.some((a) => a.startsWith("--reporter")) ? [] : ["--reporter=default"];
-    const env = {
-      LAB_TEST_FILES: manifest.evidenceFiles.join(","),
-      ...process.env,
-      LAB_SUBMISSION: dir,
-      LAB_LANG: lang,
-      LAB_PROGRESS_FILE: progressFile,
-    };
-    const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
-    const config = join(labDir, manifest.vitestConfig);
-    if (options.watch) {
-      console.log(say(lang, "watching"));
-      const outcome = await run(process.execPath, [vitest, "--config", config, ...reporters, ...options.rest], { env, group: false });
-      return outcome.code ?? 1;
-    }
-    console.log(say(lang, "running", { limit: options.limitS }));
-    const progress = join(root, "scripts", "lab-progress-reporter.ts");
-    const outcome = await run(process.execPath, [vitest, "run", "--config", config, ...reporters, `--reporter=${progress}`, ...options.rest], {
-      env,
-      limitMs: options.limitS * 1000,
-      stdio: ["ignore", "inherit", "inherit"],
-    });
-    if (outcome.timedOut) {
-      console.error(`\n${say(lang, "stopped", { limit: options.limitS })}`);
-      const open = stillRunning(progressFile);
-      if (open.tests.length > 0) console.error(say(lang, "stillRunning", { tests: open.tests.join("; ") }));
-      else if (open.files.length > 0) console.error(say(lang, "filesRunning", { files: open.files.join("; ") }));
-      else console.error(say(lang, "noneRunning"));
-      return 1;
-    }
-    return outcome.code ?? 1;
-  } finally {
-    rmSync(temp, { recursive: true, force: true });
+// ① The type check; false when it failed (its errors are printed as the compiler prints them).
+async function typecheckStep({ manifest, dir }: Target, temp: string, lang: Lang): Promise<boolean> {
+  console.log(say(lang, "typecheck", { entry: relative(root, join(dir, manifest.entry)) }));
+  const tsconfig = writeTypecheckConfig(join(temp, "tsconfig.json"), root, join(dir, manifest.entry));
+  const tsc = await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", tsconfig, "--pretty", String(process.stdout.isTTY === true)], { limitMs: 120_000 });
+  if (tsc.code !== 0) {
+    console.error(say(lang, "typeFailed"));
+    // Outside the workbook no package.json says "type": "module", so the compiler reads the
+    // files as CommonJS and rejects every import: say so instead of leaving 100 errors.
+    if (relative(root, dir).startsWith("..")) console.error(say(lang, "outside", { root }));
+    return false;
   }
+  console.log(say(lang, "typeOk"));
+  return true;
+}
+
+// ③ The evidence tests in vitest: watch mode, or one run under the wall-clock limit.
+async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptions, progressFile: string): Promise<number> {
+  const { lang } = options;
+  const reporters = options.rest.some((a) => a.startsWith("--reporter")) ? [] : ["--reporter=default"];
+  const env = {
+    LAB_TEST_FILES: manifest.evidenceFiles.join(","),
+    ...process.env,
+    LAB_SUBMISSION: dir,
+    LAB_LANG: lang,
+    LAB_PROGRESS_FILE: progressFile,
+  };
+  const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
+  const config = join(labDir, manifest.vitestConfig);
+  if (options.watch) {
+    console.log(say(lang, "watching"));
+    const outcome = await run(process.execPath, [vitest, "--config", config, ...reporters, ...options.rest], { env, group: false });
+    return outcome.code ?? 1;
+  }
+  console.log(say(lang, "running", { limit: options.limitS }));
+  const progress = join(root, "scripts", "lab-progress-reporter.ts");
+  const outcome = await run(process.execPath, [vitest, "run", "--config", config, ...reporters, `--reporter=${progress}`, ...options.rest], {
+    env,
+    limitMs: options.limitS * 1000,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (!outcome.timedOut) return outcome.code ?? 1;
+  console.error(`\n${say(lang, "stopped", { limit: options.limitS })}`);
+  const open = stillRunning(progressFile);
+  if (open.tests.length > 0) console.error(say(lang, "stillRunning", { tests: open.tests.join("; ") }));
+  else if (open.files.length > 0) console.error(say(lang, "filesRunning", { files: open.files.join("; ") }));
+  else console.error(say(lang, "noneRunning"));
+  return 1;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

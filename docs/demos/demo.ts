@@ -88,10 +88,15 @@ export async function runDemo(demo: DemoCase, ctx: DemoContext): Promise<DemoRes
   return { ok, facts: outcome.facts, startedPids: started, survivors };
 }
 
+/** Prints one line of text in the demo's language. */
+export function tell(ctx: DemoContext, text: Text, vars?: Record<string, unknown>): void {
+  ctx.out(say(ctx.lang, text, vars));
+}
+
 /** Renders a section heading. */
 export function heading(ctx: DemoContext, text: Text, vars?: Record<string, unknown>): void {
   ctx.out("");
-  ctx.out(say(ctx.lang, text, vars));
+  tell(ctx, text, vars);
 }
 
 /** Resolves after `ms`; for pauses the fixture does not decide (only "is it still alive?" checks). */

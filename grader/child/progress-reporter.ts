@@ -10,6 +10,7 @@ import { createHmac } from "node:crypto";
 import { readSync, writeSync } from "node:fs";
 import type { Reporter, SerializedError, TestCase, TestModule } from "vitest/node";
 import { takeViolations } from "../sandbox/confine.ts";
+import { suiteNames } from "./suite-names.ts";
 
 const CHANNEL_FD = 3;
 const enabled = process.env.LAB_CHANNEL === "1";
@@ -47,16 +48,6 @@ function send(record: Record<string, unknown>): void {
   }
 }
 
-function describeName(test: TestCase): string[] {
-  const names: string[] = [];
-  let parent = test.parent;
-  while (parent.type === "suite") {
-    names.unshift(parent.name);
-    parent = parent.parent;
-  }
-  return names;
-}
-
 const errorText = (e: { message?: string; stack?: string; name?: string }) => String(e.stack || e.message || e.name || e);
 
 function flushViolations(): void {
@@ -66,7 +57,7 @@ function flushViolations(): void {
 export default class ProgressReporter implements Reporter {
   onTestCaseReady(test: TestCase): void {
     flushViolations();
-    send({ event: "start", file: test.module.moduleId, ancestors: describeName(test), title: test.name });
+    send({ event: "start", file: test.module.moduleId, ancestors: suiteNames(test), title: test.name });
   }
 
   onTestCaseResult(test: TestCase): void {
@@ -74,7 +65,7 @@ export default class ProgressReporter implements Reporter {
     send({
       event: "end",
       file: test.module.moduleId,
-      ancestors: describeName(test),
+      ancestors: suiteNames(test),
       title: test.name,
       state: result.state,
       errors: (result.errors ?? []).map((e) => String(e.message ?? "")).slice(0, 3),
@@ -96,7 +87,7 @@ export default class ProgressReporter implements Reporter {
         const result = test.result();
         const diagnostic = test.diagnostic();
         return {
-          ancestors: describeName(test),
+          ancestors: suiteNames(test),
           title: test.name,
           state: result.state,
           duration: diagnostic?.duration ?? null,

@@ -13,8 +13,20 @@ const strayLog = process.env.LAB_STRAY_LOG;
 // Homework tests are bonus: they get a tighter safety net than the graded tests, so a
 // hanging bonus test cannot dominate the time a learner waits for the verdict.
 const homeworkTimeoutMs = Number(process.env.LAB_HOMEWORK_TIMEOUT_MS ?? 0);
+// vitest makes process.exit throw only for the first file a worker runs, and puts the real
+// one back after each file; with workers shared between files (isolate: false) a client that
+// calls process.exit would end the worker and lose every later file. Each file gets the
+// throwing one again, so such a client fails the tests that call it, as in a worker of its own.
+process.exit = ((code?: number | string | null) => {
+  throw new Error(`process.exit unexpectedly called with "${code ?? process.exitCode ?? 0}"`);
+}) as typeof process.exit;
+
+// Workers are shared between test files (isolate: false), so a graded file that follows a
+// homework file in the same worker gets the configured timeouts back.
 if (homeworkTimeoutMs > 0 && /[\\/]homework[\\/]/.test(expect.getState().testPath ?? "")) {
   vi.setConfig({ testTimeout: homeworkTimeoutMs, hookTimeout: homeworkTimeoutMs });
+} else {
+  vi.resetConfig();
 }
 
 beforeEach((ctx) => {

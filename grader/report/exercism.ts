@@ -5,7 +5,7 @@
 // a run that broke part-way keeps the checks that did run and marks the rest "error".
 // Homework checks (bonus) are not listed: the interface has no notion of optional tests.
 
-import type { GradeResult } from "../result.ts";
+import type { GradeResult } from "../grade-result.ts";
 import { describeSources } from "./test-source.ts";
 
 /** The interface's cap on the top-level message, in characters. */

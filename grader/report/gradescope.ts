@@ -4,7 +4,7 @@
 // test_name_format): Gradescope's default renders the output as HTML, which would swallow
 // `Map<number, Pending>` and any other angle brackets a message or hint carries.
 
-import type { GradeResult } from "../result.ts";
+import type { GradeResult } from "../grade-result.ts";
 
 /** Gradescope's formats for output fields; "text" shows the string as it is. */
 export const GRADESCOPE_TEXT = "text";

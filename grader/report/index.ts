@@ -1,6 +1,6 @@
 // Picks the renderer for --format.
 
-import type { GradeResult } from "../result.ts";
+import type { GradeResult } from "../grade-result.ts";
 import { renderExercism } from "./exercism.ts";
 import { renderGradescope } from "./gradescope.ts";
 import { renderJunit } from "./junit.ts";
@@ -8,24 +8,20 @@ import { renderMarkdown } from "./markdown.ts";
 import { renderPrairieLearn } from "./prairielearn.ts";
 import { renderText } from "./text.ts";
 
-export const FORMATS = ["text", "json", "markdown", "gradescope", "exercism", "junit", "prairielearn"] as const;
-export type Format = (typeof FORMATS)[number];
+/** Each --format and its renderer (json: the native result as it is). */
+const RENDERERS = {
+  text: renderText,
+  json: (result: GradeResult) => `${JSON.stringify(result, null, 2)}\n`,
+  markdown: renderMarkdown,
+  gradescope: renderGradescope,
+  exercism: renderExercism,
+  junit: renderJunit,
+  prairielearn: renderPrairieLearn,
+} as const;
+
+export type Format = keyof typeof RENDERERS;
+export const FORMATS = Object.keys(RENDERERS) as Format[];
 
 export function render(result: GradeResult, format: Format): string {
-  switch (format) {
-    case "json":
-      return `${JSON.stringify(result, null, 2)}\n`;
-    case "markdown":
-      return renderMarkdown(result);
-    case "gradescope":
-      return renderGradescope(result);
-    case "exercism":
-      return renderExercism(result);
-    case "junit":
-      return renderJunit(result);
-    case "prairielearn":
-      return renderPrairieLearn(result);
-    case "text":
-      return renderText(result);
-  }
+  return RENDERERS[format](result);
 }

@@ -3,7 +3,7 @@
 // <testcase> per test, plus one for a check that failed or errored without a failing test
 // of its own (probe/orphans, a could-not-grade run). Every string is made XML 1.0 safe.
 
-import type { CheckResult, GradeResult, TestOutcome } from "../result.ts";
+import type { CheckResult, GradeResult, TestOutcome } from "../grade-result.ts";
 
 interface Case {
   check: CheckResult;

@@ -3,7 +3,7 @@
 // messages the fixture server really saw and sent, so the learner sees what went wrong.
 
 import type { Lang } from "../manifest.ts";
-import type { GradeResult, TestOutcome, TraceEntry } from "../result.ts";
+import type { GradeResult, TestOutcome, TraceEntry } from "../grade-result.ts";
 
 /** Most messages drawn per diagram. */
 export const MAX_DIAGRAM_MESSAGES = 40;

@@ -4,7 +4,7 @@
 // learner loses no attempt; one entry in `tests` per check with points, max_points and why.
 // Homework checks are listed with their bonus points; they never change `score`.
 
-import type { GradeResult } from "../result.ts";
+import type { GradeResult } from "../grade-result.ts";
 import { renderText } from "./text.ts";
 
 /** PrairieLearn's limit on the whole file is 1 MB; the text output is kept well below. */

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { CheckStatus, Lang, TodoDef } from "../manifest.ts";
-import type { CheckResult, TraceEntry } from "../result.ts";
+import type { CheckResult, TraceEntry } from "../grade-result.ts";
 
 export type TodoState = "done" | "not-yet" | "broken" | "unchecked";
 

@@ -4,7 +4,7 @@
 // Paths of the grader's private copy are shown as the learner's own files.
 
 import type { Lang } from "../manifest.ts";
-import type { GradeResult } from "../result.ts";
+import type { GradeResult } from "../grade-result.ts";
 import { lessonLink, mapPaths, renderProgress, renderTrace } from "./progress.ts";
 
 const words = {

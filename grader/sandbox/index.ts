@@ -86,43 +86,54 @@ export interface Payload {
 }
 
 // Starts the payload, sandboxed or not, in a process group of its own.
-export function startPayload(o: PayloadOptions): Payload {
-  let child: ChildProcess;
-  if (o.sandbox === "none") {
-    child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.cwd, env: o.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
-    child.stdin!.on("error", () => {});
-    child.stdin!.write(o.input);
-    return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
-  }
-  const flags = o.sandbox === "user" ? ["--user", "--map-root-user", ...BASE_FLAGS] : BASE_FLAGS;
-  child = spawn("/usr/bin/unshare", [...flags, process.execPath, NS_INIT], {
+export function startPayload(options: PayloadOptions): Payload {
+  if (options.sandbox === "none") return startUnsandboxed(options);
+  const flags = options.sandbox === "user" ? ["--user", "--map-root-user", ...BASE_FLAGS] : BASE_FLAGS;
+  const child = spawn("/usr/bin/unshare", [...flags, process.execPath, NS_INIT], {
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
     detached: true,
     shell: false,
   });
-  const config = {
-    root: o.root,
-    also: outsideDependencies(o.root),
-    gradeDir: o.gradeDir,
-    scratch: o.scratch,
-    hide: o.hide,
-    mode: o.sandbox,
-    uid: SANDBOX_UID,
-    command: o.command,
-    cwd: o.cwd,
-    env: o.env,
-    tmpBytes: SANDBOX_TMP_BYTES,
-    limits: { cpuSeconds: o.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES },
-  };
   child.stdin!.on("error", () => {});
-  child.stdin!.write(`${JSON.stringify({ config })}\n${o.input}`);
-  const reportStream = child.stdio[4] as Readable;
-  const report = new Promise<NsReport | undefined>((resolve) => {
+  child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options) })}\n${options.input}`);
+  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: readReport(child.stdio[4] as Readable) };
+}
+
+// Without a sandbox: the command itself, its fd 3 the channel; there is no report.
+function startUnsandboxed(options: PayloadOptions): Payload {
+  const child = spawn(options.command[0]!, options.command.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
+  child.stdin!.on("error", () => {});
+  child.stdin!.write(options.input);
+  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
+}
+
+// What ns-init needs to build the sandbox and start the payload in it.
+function nsInitConfig(options: PayloadOptions) {
+  return {
+    root: options.root,
+    also: outsideDependencies(options.root),
+    gradeDir: options.gradeDir,
+    scratch: options.scratch,
+    hide: options.hide,
+    mode: options.sandbox,
+    uid: SANDBOX_UID,
+    command: options.command,
+    cwd: options.cwd,
+    env: options.env,
+    tmpBytes: SANDBOX_TMP_BYTES,
+    limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES },
+  };
+}
+
+// ns-init's report on its fd 4: JSON lines merged into one object, once the stream closed
+// (undefined when it wrote nothing).
+function readReport(stream: Readable): Promise<NsReport | undefined> {
+  return new Promise((resolve) => {
     let text = "";
-    reportStream.setEncoding("utf8");
-    reportStream.on("data", (chunk: string) => {
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
       if (text.length < 1_000_000) text += chunk;
     });
     const done = () => {
@@ -136,10 +147,9 @@ export function startPayload(o: PayloadOptions): Payload {
       }
       resolve(text ? merged : undefined);
     };
-    reportStream.on("close", done);
-    reportStream.on("error", done);
+    stream.on("close", done);
+    stream.on("error", done);
   });
-  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report };
 }
 
 // Folders the project's packages live in when they are outside the project (a node_modules

@@ -2,7 +2,7 @@
 // adding a lab means adding a folder with a manifest like this one.
 // Hints point at sections of the lesson; the anchors are listed once in LESSON below.
 
-import type { CheckDef, LabManifest, TodoDef } from "../../grader/manifest.ts";
+import { checkOf, defineLab, leftoversCheck, type CheckDef, type LabManifest, type TodoDef } from "../../grader/manifest.ts";
 
 const LESSON = "lessons/33-mcp-lite/README.md";
 
@@ -42,153 +42,74 @@ const todos: TodoDef[] = [
   { tag: "cancel-notice", title: { zh: "取消通知（作业）", en: "cancellation notice (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/cancel-notice"] },
 ];
 
-const evidence: CheckDef[] = [
-  {
-    id: "evidence/happy-path",
-    kind: "evidence",
-    weight: 10,
+// The six evidence tests, then the four rubric dimensions and the orphan probe.
+const checks: CheckDef[] = [
+  checkOf("evidence/happy-path", "evidence", 10, LESSON_SECTIONS.handshake, {
     title: { zh: "基本流程：initialize → listTools → callTool → close", en: "Happy path: initialize → listTools → callTool → close" },
     standard: { zh: "握手一次、列出 echo、调用成功、close 后无进程", en: "one handshake, echo listed and called, no process after close" },
     deduction: { zh: "握手缺失或 close 不等待退出", en: "missing handshake or close that does not wait" },
-    hint: {
-      zh: "重读课程「握手」一节：先 initialize，收到响应后再发 notifications/initialized；close() 要等子进程 exit。",
-      en: "Reread the lesson's handshake section: initialize first, send notifications/initialized after the answer; close() waits for exit.",
-    },
-    lesson: LESSON_SECTIONS.handshake,
-  },
-  {
-    id: "evidence/out-of-order",
-    kind: "evidence",
-    weight: 10,
+    hint: { zh: "重读课程「握手」一节：先 initialize，收到响应后再发 notifications/initialized；close() 要等子进程 exit。", en: "Reread the lesson's handshake section: initialize first, send notifications/initialized after the answer; close() waits for exit." },
+  }),
+  checkOf("evidence/out-of-order", "evidence", 10, LESSON_SECTIONS.idMatching, {
     title: { zh: "乱序响应按 id 匹配", en: "Out-of-order answers matched by id" },
     standard: { zh: "快请求拿到快结果，慢请求拿到慢结果", en: "the fast call gets the fast answer, the slow call the slow one" },
     deduction: { zh: "假设 FIFO 或只有一个 currentResolve", en: "assuming FIFO, or a single currentResolve" },
-    hint: {
-      zh: "重读课程「id 匹配」一节：每个请求一个递增整数 id，Map<id, Pending> 按 id 精确 settle，不能按顺序或工具名匹配。",
-      en: "Reread the id-matching section: one increasing integer id per request, a Map<id, Pending>, settle by exact id — never by order or tool name.",
-    },
-    lesson: LESSON_SECTIONS.idMatching,
-  },
-  {
-    id: "evidence/remote-error",
-    kind: "evidence",
-    weight: 10,
+    hint: { zh: "重读课程「id 匹配」一节：每个请求一个递增整数 id，Map<id, Pending> 按 id 精确 settle，不能按顺序或工具名匹配。", en: "Reread the id-matching section: one increasing integer id per request, a Map<id, Pending>, settle by exact id — never by order or tool name." },
+  }),
+  checkOf("evidence/remote-error", "evidence", 10, LESSON_SECTIONS.remoteError, {
     title: { zh: "JSON-RPC error 映射为 MCP_ERROR", en: "A JSON-RPC error becomes MCP_ERROR" },
     standard: { zh: "保留 remoteCode 与 data，客户端继续可用", en: "remoteCode and data kept, the client keeps working" },
     deduction: { zh: "把 error 当成 result，或因业务错误重启进程", en: "treating an error as a result, or restarting the server on a business error" },
-    hint: {
-      zh: "重读课程「远端错误」一节：response.error 走同一个 settle 路径，reject McpError(MCP_ERROR)，进程不受影响。",
-      en: "Reread the remote-error section: response.error goes through the same settle path, rejects McpError(MCP_ERROR), the process is untouched.",
-    },
-    lesson: LESSON_SECTIONS.remoteError,
-  },
-  {
-    id: "evidence/timeout",
-    kind: "evidence",
-    weight: 10,
+    hint: { zh: "重读课程「远端错误」一节：response.error 走同一个 settle 路径，reject McpError(MCP_ERROR)，进程不受影响。", en: "Reread the remote-error section: response.error goes through the same settle path, rejects McpError(MCP_ERROR), the process is untouched." },
+  }),
+  checkOf("evidence/timeout", "evidence", 10, LESSON_SECTIONS.timeout, {
     title: { zh: "超时：MCP_TIMEOUT 并清理", en: "Timeout: MCP_TIMEOUT and cleanup" },
     standard: { zh: "到期 reject、pending 删除、迟到响应不误配", en: "rejects at the deadline, entry deleted, a late answer matches nothing" },
     deduction: { zh: "悬挂 Promise，或迟到响应交给新请求", en: "a hanging promise, or a late answer handed to a newer call" },
-    hint: {
-      zh: "重读课程「超时」一节：每个请求一个计时器，到期先确认 id 仍在 Map，再删除、清计时器、reject MCP_TIMEOUT。",
-      en: "Reread the timeout section: one timer per request; when it fires, check the id is still in the map, delete it, clear up, reject MCP_TIMEOUT.",
-    },
-    lesson: LESSON_SECTIONS.timeout,
-  },
-  {
-    id: "evidence/abort",
-    kind: "evidence",
-    weight: 10,
+    hint: { zh: "重读课程「超时」一节：每个请求一个计时器，到期先确认 id 仍在 Map，再删除、清计时器、reject MCP_TIMEOUT。", en: "Reread the timeout section: one timer per request; when it fires, check the id is still in the map, delete it, clear up, reject MCP_TIMEOUT." },
+  }),
+  checkOf("evidence/abort", "evidence", 10, LESSON_SECTIONS.abort, {
     title: { zh: "AbortSignal 取消", en: "AbortSignal cancellation" },
     standard: { zh: "预先 abort 不写请求；运行中 abort 移除监听器", en: "a pre-aborted call writes nothing; an aborted call removes its listener" },
     deduction: { zh: "忽略 signal，或监听器从不移除", en: "ignoring the signal, or never removing the listener" },
-    hint: {
-      zh: "重读课程「取消」一节：写请求前检查 signal.aborted；abort 与正常完成都要 removeEventListener。",
-      en: "Reread the abort section: check signal.aborted before writing; remove the listener on abort and on a normal answer alike.",
-    },
-    lesson: LESSON_SECTIONS.abort,
-  },
-  {
-    id: "evidence/server-exit",
-    kind: "evidence",
-    weight: 10,
+    hint: { zh: "重读课程「取消」一节：写请求前检查 signal.aborted；abort 与正常完成都要 removeEventListener。", en: "Reread the abort section: check signal.aborted before writing; remove the listener on abort and on a normal answer alike." },
+  }),
+  checkOf("evidence/server-exit", "evidence", 10, LESSON_SECTIONS.processExit, {
     title: { zh: "服务器退出：全部 pending reject", en: "Server exit rejects every pending call" },
     standard: { zh: "MCP_PROCESS_EXIT 带 exitCode 与 stderr，之后可重新 initialize", en: "MCP_PROCESS_EXIT with exitCode and stderr; initialize() can start again" },
     deduction: { zh: "退出后 Promise 永久等待", en: "promises wait forever after the exit" },
-    hint: {
-      zh: "重读课程「进程退出」一节：exit 事件里对 pending Map 做快照并逐个 reject，initialized 复位。",
-      en: "Reread the process-exit section: on exit, snapshot the pending map, reject each entry, reset initialized.",
-    },
-    lesson: LESSON_SECTIONS.processExit,
-  },
-];
-
-const rubric: CheckDef[] = [
-  {
-    id: "rubric/id-matching",
-    kind: "rubric",
-    weight: 8,
+    hint: { zh: "重读课程「进程退出」一节：exit 事件里对 pending Map 做快照并逐个 reject，initialized 复位。", en: "Reread the process-exit section: on exit, snapshot the pending map, reject each entry, reset initialized." },
+  }),
+  checkOf("rubric/id-matching", "rubric", 8, LESSON_SECTIONS.idMatching, {
     title: { zh: "关联", en: "Correlation (关联)" },
     standard: { zh: "id → pending 精确匹配", en: "id → pending, matched exactly" },
     deduction: { zh: "假设 FIFO", en: "assuming FIFO" },
-    hint: {
-      zh: "重读课程「id 匹配」一节：同一工具的并发调用、字符串 id \"3\"、重复和迟到的响应都不能 settle 错误的请求；id 严格递增、从不复用。",
-      en: "Reread the id-matching section: concurrent calls to one tool, a string id \"3\", duplicate and late answers must never settle the wrong call; ids strictly increase and are never reused.",
-    },
-    lesson: LESSON_SECTIONS.idMatching,
-  },
-  {
-    id: "rubric/lifecycle",
-    kind: "rubric",
-    weight: 8,
+    hint: { zh: "重读课程「id 匹配」一节：同一工具的并发调用、字符串 id \"3\"、重复和迟到的响应都不能 settle 错误的请求；id 严格递增、从不复用。", en: "Reread the id-matching section: concurrent calls to one tool, a string id \"3\", duplicate and late answers must never settle the wrong call; ids strictly increase and are never reused." },
+  }),
+  checkOf("rubric/lifecycle", "rubric", 8, LESSON_SECTIONS.settle, {
     title: { zh: "生命周期", en: "Lifecycle (生命周期)" },
     standard: { zh: "timeout/abort/exit 全清理", en: "timeout, abort and exit clean up everything" },
     deduction: { zh: "悬挂 Promise", en: "hanging promises" },
-    hint: {
-      zh: "重读课程「统一 settle」一节：所有完成路径走同一个 settle，删除 Map 记录、clearTimeout、removeEventListener；Map 删除是一次性提交点。",
-      en: "Reread the settle section: every way a request ends goes through one settle that deletes the entry, clears the timer and removes the listener; the deletion is the commit point.",
-    },
-    lesson: LESSON_SECTIONS.settle,
-  },
-  {
-    id: "rubric/process",
-    kind: "rubric",
-    weight: 8,
+    hint: { zh: "重读课程「统一 settle」一节：所有完成路径走同一个 settle，删除 Map 记录、clearTimeout、removeEventListener；Map 删除是一次性提交点。", en: "Reread the settle section: every way a request ends goes through one settle that deletes the entry, clears the timer and removes the listener; the deletion is the commit point." },
+  }),
+  checkOf("rubric/process", "rubric", 8, LESSON_SECTIONS.close, {
     title: { zh: "进程", en: "Process (进程)" },
     standard: { zh: "shell:false 且 close 等待退出", en: "shell: false, and close waits for the exit" },
     deduction: { zh: "孤儿进程", en: "orphan processes" },
-    hint: {
-      zh: "重读课程「启动」与「关闭」两节：spawn(executable, args, { shell: false })，环境变量用 allowlist；close 先 SIGTERM，超时 SIGKILL，等 exit 后才 resolve，并发 close 共享一次关闭。",
-      en: "Reread the spawn and close sections: spawn(executable, args, { shell: false }) with an env allowlist; close sends SIGTERM, then SIGKILL after closeTimeoutMs, resolves after exit, and concurrent closes share one shutdown.",
-    },
-    lesson: LESSON_SECTIONS.close,
-  },
-  {
-    id: "rubric/handshake",
-    kind: "rubric",
-    weight: 8,
+    hint: { zh: "重读课程「启动」与「关闭」两节：spawn(executable, args, { shell: false })，环境变量用 allowlist；close 先 SIGTERM，超时 SIGKILL，等 exit 后才 resolve，并发 close 共享一次关闭。", en: "Reread the spawn and close sections: spawn(executable, args, { shell: false }) with an env allowlist; close sends SIGTERM, then SIGKILL after closeTimeoutMs, resolves after exit, and concurrent closes share one shutdown." },
+  }),
+  checkOf("rubric/handshake", "rubric", 8, LESSON_SECTIONS.handshake, {
     title: { zh: "协议", en: "Protocol (协议)" },
     standard: { zh: "初始化后才发现/调用", en: "discover and call only after initialize" },
     deduction: { zh: "跳过握手", en: "skipping the handshake" },
-    hint: {
-      zh: "重读课程「握手」一节：initialize 成功前 listTools/callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize 共享一次握手；版本不支持时失败并停止子进程。",
-      en: "Reread the handshake section: before initialize succeeds, listTools/callTool reject MCP_NOT_INITIALIZED and write nothing; concurrent initialize calls share one handshake; an unsupported version fails and stops the child.",
-    },
-    lesson: LESSON_SECTIONS.handshake,
-  },
-  {
-    id: "probe/orphans",
-    kind: "probe",
-    weight: 8,
+    hint: { zh: "重读课程「握手」一节：initialize 成功前 listTools/callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize 共享一次握手；版本不支持时失败并停止子进程。", en: "Reread the handshake section: before initialize succeeds, listTools/callTool reject MCP_NOT_INITIALIZED and write nothing; concurrent initialize calls share one handshake; an unsupported version fails and stops the child." },
+  }),
+  leftoversCheck("probe/orphans", "probe", 8, LESSON_SECTIONS.close, {
     title: { zh: "孤儿进程探针", en: "Orphan probe" },
     standard: { zh: "close() resolve 后、评分结束后，没有任何服务器进程存活", en: "no server process alive after close() resolved, nor after grading" },
     deduction: { zh: "只 kill 不等待，或留下子进程", en: "killing without waiting, or leaving children behind" },
-    hint: {
-      zh: "重读课程「关闭」一节：close() 必须等子进程真正退出（exit 事件）才 resolve；不要自己另外启动进程。",
-      en: "Reread the close section: close() resolves only after the child really exited (the exit event); do not start processes of your own.",
-    },
-    lesson: LESSON_SECTIONS.close,
-  },
+    hint: { zh: "重读课程「关闭」一节：close() 必须等子进程真正退出（exit 事件）才 resolve；不要自己另外启动进程。", en: "Reread the close section: close() resolves only after the child really exited (the exit event); do not start processes of your own." },
+  }),
 ];
 
 // ---- which check grades which rule of the client contract -------------------------------
@@ -203,42 +124,55 @@ export interface ContractRule {
   tests: Array<{ check: string; test: string }>;
 }
 
+// Names for the tests the rules cite, grouped by the check they belong to.
+function testsOf<K extends string>(check: string, titles: Record<K, string>): Record<K, { check: string; test: string }> {
+  return Object.fromEntries(Object.entries<string>(titles).map(([name, test]) => [name, { check, test }])) as Record<K, { check: string; test: string }>;
+}
+
 const T = {
-  happy: { check: "evidence/happy-path", test: "initializes, lists the echo tool, calls it, and close() leaves no process" },
-  outOfOrder: { check: "evidence/out-of-order", test: "matches a fast answer to the fast call while the slow call waits, then the slow one" },
-  remoteError: { check: "evidence/remote-error", test: "rejects a JSON-RPC error as MCP_ERROR with its code and data, and keeps working" },
-  timeout: { check: "evidence/timeout", test: "rejects with MCP_TIMEOUT, cleans up, and never hands the late answer to a newer call" },
-  abort: { check: "evidence/abort", test: "rejects a pre-aborted call without writing it, and an aborted call with its listener removed" },
-  serverExit: { check: "evidence/server-exit", test: "rejects every pending call with MCP_PROCESS_EXIT, exit code and stderr, and can start again" },
-  notInitialized: { check: "rubric/handshake", test: "rejects listTools and callTool before initialize with MCP_NOT_INITIALIZED and sends nothing" },
-  sharedInit: { check: "rubric/handshake", test: "sends one initialize for concurrent initialize() calls, and none once initialized" },
-  initializedAfter: { check: "rubric/handshake", test: "sends notifications/initialized only after the initialize answer" },
-  badVersion: { check: "rubric/handshake", test: "fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child" },
-  faults: { check: "rubric/handshake", test: "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on" },
-  // One of the generated fault tests: its scenario entry in probes/protocol.test.ts.
-  oversized: { check: "rubric/handshake", test: '{ scenario: "oversized"' },
-  badInput: { check: "rubric/handshake", test: "refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing" },
-  burst: { check: "rubric/id-matching", test: "concurrent calls to one tool, released in a seeded random order, each to its own caller" },
-  strayIds: { check: "rubric/id-matching", test: 'settles nothing with a string id "N", an unknown id, a repeated answer or a notification' },
-  lateAnswer: { check: "rubric/id-matching", test: "never hands a late answer, arriving after its call timed out, to a newer call" },
-  ids: { check: "rubric/id-matching", test: "numbers requests with strictly increasing integer ids and never reuses one" },
-  cleanEndings: { check: "rubric/lifecycle", test: "leaves nothing pending, no timer and no abort listener after a timeout, an abort and a remote error" },
-  cleanExitClose: { check: "rubric/lifecycle", test: "leaves nothing pending, no timer and no abort listener after the server exits and after close()" },
-  cleanWriteFailure: { check: "rubric/lifecycle", test: "leaves nothing pending, no timer and no abort listener after a write fails" },
-  busy: { check: "rubric/lifecycle", test: "refuses a call with MCP_BUSY while maxPending requests are in flight" },
-  race: { check: "rubric/lifecycle", test: "settles a call exactly once when its timeout and its abort fire together, in either order" },
-  stress: { check: "rubric/lifecycle", test: "answers 100 calls with seeded random delays each to its caller, and leaves nothing behind" },
-  noShell: { check: "rubric/process", test: "starts the server without a shell and passes odd arguments through verbatim" },
-  env: { check: "rubric/process", test: "passes the configured env and cwd but nothing else of the grader's environment to the server" },
-  closeWaits: { check: "rubric/process", test: "resolves close() only after the server is gone, and two concurrent close() calls share that shutdown" },
-  grandchild: { check: "rubric/process", test: "leaves no child of the server behind after close()" },
-  sigkill: { check: "rubric/process", test: "kills a server that ignores SIGTERM once closeTimeoutMs has passed" },
-  badOptions: { check: "rubric/process", test: "refuses bad options with MCP_INVALID_ARGUMENT in the constructor and starts nothing" },
-  spawnFailed: { check: "rubric/process", test: "rejects initialize() with MCP_SPAWN_FAILED for a missing or non-executable program, without crashing" },
-  closeAfterFault: { check: "rubric/process", test: "leaves no process, grandchildren included, once close() resolves after a protocol fault" },
-  closeAfterFailedHandshake: { check: "rubric/process", test: "leaves no process, grandchildren included, once close() resolves after a failed handshake" },
-  stderrTail: { check: "homework/bounded-stderr", test: "keeps a UTF-8 safe tail of at most maxStderrBytes" },
-} as const;
+  ...testsOf("evidence/happy-path", { happy: "initializes, lists the echo tool, calls it, and close() leaves no process" }),
+  ...testsOf("evidence/out-of-order", { outOfOrder: "matches a fast answer to the fast call while the slow call waits, then the slow one" }),
+  ...testsOf("evidence/remote-error", { remoteError: "rejects a JSON-RPC error as MCP_ERROR with its code and data, and keeps working" }),
+  ...testsOf("evidence/timeout", { timeout: "rejects with MCP_TIMEOUT, cleans up, and never hands the late answer to a newer call" }),
+  ...testsOf("evidence/abort", { abort: "rejects a pre-aborted call without writing it, and an aborted call with its listener removed" }),
+  ...testsOf("evidence/server-exit", { serverExit: "rejects every pending call with MCP_PROCESS_EXIT, exit code and stderr, and can start again" }),
+  ...testsOf("rubric/handshake", {
+    notInitialized: "rejects listTools and callTool before initialize with MCP_NOT_INITIALIZED and sends nothing",
+    sharedInit: "sends one initialize for concurrent initialize() calls, and none once initialized",
+    initializedAfter: "sends notifications/initialized only after the initialize answer",
+    badVersion: "fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child",
+    faults: "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on",
+    // One of the generated fault tests: its scenario entry in probes/protocol.test.ts.
+    oversized: '{ scenario: "oversized"',
+    badInput: "refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing",
+  }),
+  ...testsOf("rubric/id-matching", {
+    burst: "concurrent calls to one tool, released in a seeded random order, each to its own caller",
+    strayIds: 'settles nothing with a string id "N", an unknown id, a repeated answer or a notification',
+    lateAnswer: "never hands a late answer, arriving after its call timed out, to a newer call",
+    ids: "numbers requests with strictly increasing integer ids and never reuses one",
+  }),
+  ...testsOf("rubric/lifecycle", {
+    cleanEndings: "leaves nothing pending, no timer and no abort listener after a timeout, an abort and a remote error",
+    cleanExitClose: "leaves nothing pending, no timer and no abort listener after the server exits and after close()",
+    cleanWriteFailure: "leaves nothing pending, no timer and no abort listener after a write fails",
+    busy: "refuses a call with MCP_BUSY while maxPending requests are in flight",
+    race: "settles a call exactly once when its timeout and its abort fire together, in either order",
+    stress: "answers 100 calls with seeded random delays each to its caller, and leaves nothing behind",
+  }),
+  ...testsOf("rubric/process", {
+    noShell: "starts the server without a shell and passes odd arguments through verbatim",
+    env: "passes the configured env and cwd but nothing else of the grader's environment to the server",
+    closeWaits: "resolves close() only after the server is gone, and two concurrent close() calls share that shutdown",
+    grandchild: "leaves no child of the server behind after close()",
+    sigkill: "kills a server that ignores SIGTERM once closeTimeoutMs has passed",
+    badOptions: "refuses bad options with MCP_INVALID_ARGUMENT in the constructor and starts nothing",
+    spawnFailed: "rejects initialize() with MCP_SPAWN_FAILED for a missing or non-executable program, without crashing",
+    closeAfterFault: "leaves no process, grandchildren included, once close() resolves after a protocol fault",
+    closeAfterFailedHandshake: "leaves no process, grandchildren included, once close() resolves after a failed handshake",
+  }),
+  ...testsOf("homework/bounded-stderr", { stderrTail: "keeps a UTF-8 safe tail of at most maxStderrBytes" }),
+};
 
 /**
  * Every rule of CONTRACT.md §1 and the checks that grade it. tests/grader/contract.test.ts
@@ -288,25 +222,11 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "option-max-pending", quote: "maxPending", tests: [T.busy] },
 ];
 
-const allPass = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, "pass" as const]));
-const gradedIds = [...evidence, ...rubric].map((check) => check.id);
-
-export const lab: LabManifest = {
+export const lab: LabManifest = defineLab({
   id: "33-mcp-lite",
   title: { zh: "第 33 课：MCP-lite JSON-RPC 客户端", en: "Lab 33: MCP-lite JSON-RPC client" },
-  starter: "starter",
-  solution: "solution",
   entry: "src/mcp-client.ts",
   requiredExports: ["McpClient", "McpError"],
-  vitestConfig: "vitest.config.ts",
-  evidenceFiles: [
-    "tests/evidence/happy-path.test.ts",
-    "tests/evidence/out-of-order.test.ts",
-    "tests/evidence/remote-error.test.ts",
-    "tests/evidence/timeout.test.ts",
-    "tests/evidence/abort.test.ts",
-    "tests/evidence/server-exit.test.ts",
-  ],
   probeFiles: [
     "probes/id-matching.test.ts",
     "probes/lifecycle.test.ts",
@@ -316,17 +236,10 @@ export const lab: LabManifest = {
     "probes/protocol.test.ts",
     "probes/process-faults.test.ts",
   ],
-  homeworkDir: "homework",
   homeworkWeight: 2,
-  checks: [...evidence, ...rubric],
+  checks,
   todos,
-  expected: {
-    solution: allPass(gradedIds),
-    starter: {
-      ...Object.fromEntries(gradedIds.map((id) => [id, "fail" as const])),
-      "evidence/happy-path": "pass",
-    },
-  },
-};
+  starterPasses: ["evidence/happy-path"],
+});
 
 export default lab;

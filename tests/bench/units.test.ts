@@ -161,8 +161,11 @@ describe("bench goals", () => {
   });
 
   it("judges grade time by the median and refuses a fast grade with the wrong outcome", () => {
-    const fast = [3000, 4000, 9000].map((ms) => ({ target: "solution" as const, ms, exitCode: 0, status: "pass" }));
+    // Median 2.5 s: within the 3 s goal although one run took 9 s.
+    const fast = [2000, 2500, 9000].map((ms) => ({ target: "solution" as const, ms, exitCode: 0, status: "pass" }));
     expect(byId(judgeGoals(inputs({ grades: fast })))["grade-solution"]?.met).toBe(true);
+    const slow = [2000, 3500, 3600].map((ms) => ({ target: "solution" as const, ms, exitCode: 0, status: "pass" }));
+    expect(byId(judgeGoals(inputs({ grades: slow })))["grade-solution"]?.met).toBe(false);
     const wrong = fast.map((grade) => ({ ...grade, exitCode: 1, status: "fail" }));
     expect(byId(judgeGoals(inputs({ grades: wrong })))["grade-solution"]?.met).toBe(false);
   });

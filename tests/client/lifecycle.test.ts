@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpClient, McpError } from "#submission/src/mcp-client.ts";
 import { isAlive, makeTempDir } from "../../fixtures/index.ts";
-import { liveClientTimers, received, rejection, timerSnapshot, waitFor, within } from "../../labs/33-mcp-lite/tests/support.ts";
-import { startClient } from "./support.ts";
+import { liveClientTimers, received, rejection, timerSnapshot, within } from "../../labs/33-mcp-lite/tests/support.ts";
+import { startClient, waitFor } from "../support.ts";
 
 describe("starting the server", () => {
   it("validates options in the constructor and spawns nothing until initialize()", () => {
@@ -212,7 +212,7 @@ describe("close()", () => {
       spawned: (event: unknown) => events.push(["spawned", event]),
       exited: (event: unknown) => events.push(["exited", event]),
     };
-    const h = startClient({}, {}, observer);
+    const h = startClient({}, {}, (options) => new McpClient(options, observer));
     await h.client.initialize();
     const first = h.client.pid;
     await expect(h.client.callTool("exit", { code: 4 })).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });

@@ -1,8 +1,8 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { isAlive } from "../../fixtures/index.ts";
-import { liveClientTimers, received, rejection, sent, waitFor, within } from "../../labs/33-mcp-lite/tests/support.ts";
-import { startClient } from "./support.ts";
+import { liveClientTimers, received, rejection, sent, within } from "../../labs/33-mcp-lite/tests/support.ts";
+import { startClient, waitFor } from "../support.ts";
 
 describe("ids and matching", () => {
   it("numbers requests with strictly increasing integers", async () => {

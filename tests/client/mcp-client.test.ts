@@ -3,8 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { onTestFinished, describe, expect, it } from "vitest";
 import { McpClient, McpError, type McpClientOptions } from "#submission/src/mcp-client.ts";
-import { waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
-import { startClient } from "./support.ts";
+import { startClient, waitFor } from "../support.ts";
 
 const SCRIPTED = fileURLToPath(new URL("./servers/scripted.mjs", import.meta.url));
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { csvCell, gradebookCsv } from "../../grader/batch.ts";
 import { render } from "../../grader/report/index.ts";
 import { renderText } from "../../grader/report/text.ts";
-import type { GradeResult } from "../../grader/result.ts";
+import type { GradeResult } from "../../grader/grade-result.ts";
 
 function sample(status: GradeResult["status"] = "fail"): GradeResult {
   return {

@@ -2,7 +2,7 @@
 // anything runs, and the overall deadline stops a run, says which tests were still
 // running, and leaves nothing behind.
 
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -28,8 +28,14 @@ describe.concurrent("grader guards", () => {
 
   it("stops a run at the overall deadline, names the tests still running, and leaves no process", { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
     let token = "";
+    // A client whose calls never settle while it keeps a timer running: the hang detectors
+    // cannot call it still (a timer could still settle them), so only the deadline ends it.
+    const dir = join(work, "busy-never-settles");
+    cpSync(join(lab, "corpus", "never-settles"), dir, { recursive: true });
+    const entry = join(dir, "src", "mcp-client.ts");
+    writeFileSync(entry, readFileSync(entry, "utf8").replace("initialize(): Promise<never> {", "initialize(): Promise<never> {\n    setInterval(() => {}, 50);"));
     const result = await grade({
-      submission: join(lab, "corpus", "never-settles"),
+      submission: dir,
       lang: "en",
       seed: 1,
       homework: false,
@@ -40,7 +46,7 @@ describe.concurrent("grader guards", () => {
       onRun: (info) => (token = info.token),
     });
     expect(result.status).toBe("error");
-    expect(result.message).toMatch(/overall deadline of 12000 ms; still running then: .*evidence\//);
+    expect(result.message).toMatch(/overall deadline of 12000 ms; still running then: .*(evidence|rubric)\//);
     expect(withEnvToken(TOKEN_ENV, token)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../grader/cli-main.ts";
 import { importCheck, loadManifest, ROOT } from "../../grader/grade.ts";
-import type { GradeResult } from "../../grader/result.ts";
+import type { GradeResult } from "../../grader/grade-result.ts";
 
 const temps: string[] = [];
 afterEach(() => {

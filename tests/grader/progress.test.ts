@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { TodoDef } from "../../grader/manifest.ts";
 import { lessonLink, mapPaths, renderProgress, renderTrace, todoMarkers, todoProgress, traceLine } from "../../grader/report/progress.ts";
 import { renderText } from "../../grader/report/text.ts";
-import type { CheckResult, GradeResult } from "../../grader/result.ts";
+import type { CheckResult, GradeResult } from "../../grader/grade-result.ts";
 import { makeTempDir } from "../../fixtures/index.ts";
 
 const L = "lessons/33-mcp-lite/README.md";

@@ -4,9 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { LineTooLongError } from "../../labs/33-mcp-lite/solution/src/framing.ts";
-import { waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
-import { startClient, type Started } from "../client/support.ts";
-import { expectRetainedWithin, failure, MiB, POLL_MS, sampleMemory } from "./support.ts";
+import { failure, startClient, waitFor, type Started } from "../support.ts";
+import { expectRetainedWithin, MiB, sampleMemory } from "./memory.ts";
 
 // Every fault test ends here: no request left, close() resolves, every pid gone.
 async function expectNothingLeft(s: Started): Promise<void> {
@@ -40,7 +39,7 @@ describe("fault battery", () => {
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toContain(reason);
     await expect(other).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
-    await waitFor(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped", POLL_MS);
+    await waitFor(() => s.pids().includes(pid) && !s.alive().includes(pid), "the polluting server to be stopped");
     expect(s.client.metrics.protocolFaults).toBe(1);
     await expectNothingLeft(s);
   });
@@ -90,7 +89,7 @@ describe("fault battery", () => {
     const error = await failure(s.client.callTool("echo", { value: 1 }));
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toMatch(/stdin/);
-    await waitFor(() => s.client.pid === undefined, "the deaf server to be stopped", POLL_MS);
+    await waitFor(() => s.client.pid === undefined, "the deaf server to be stopped");
     await expectNothingLeft(s);
   });
 
@@ -99,7 +98,7 @@ describe("fault battery", () => {
     const s = startClient({ scenarios: ["stderr-flood"], floodBytes: 50 * MiB }, { maxStderrBytes });
     const memory = sampleMemory();
     await s.client.initialize();
-    await waitFor(() => s.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the stderr flood", POLL_MS);
+    await waitFor(() => s.client.stderr.text.endsWith("FLOOD-END\n"), "the end of the stderr flood");
     const peak = memory.stop();
     await expect(s.client.callTool("echo", { value: "still fine" })).resolves.toEqual({ content: "still fine" });
     expect(s.client.stderr.truncated).toBe(true);
@@ -171,7 +170,7 @@ describe("fault battery", () => {
     const error = await failure(waiting);
     expect(error).toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
     expect(error.message).toContain("notification flood");
-    await waitFor(() => s.client.pid === undefined, "the flooding server to be stopped", POLL_MS);
+    await waitFor(() => s.client.pid === undefined, "the flooding server to be stopped");
     await expectNothingLeft(s);
   });
 });

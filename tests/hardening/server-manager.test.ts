@@ -6,8 +6,8 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../fixtures/index.ts";
 import { ServerManager, ServerUnavailableError, type ServerManagerOptions } from "../../labs/33-mcp-lite/solution/src/server-manager.ts";
 import { McpClient } from "../../labs/33-mcp-lite/solution/src/mcp-client.ts";
-import { received, waitFor } from "../../labs/33-mcp-lite/tests/support.ts";
-import { failure, POLL_MS } from "./support.ts";
+import { received } from "../../labs/33-mcp-lite/tests/support.ts";
+import { failure, waitFor } from "../support.ts";
 
 // A clock the test moves by hand: backoff decisions never depend on real time.
 function manualClock(start = 1_000_000) {
@@ -63,7 +63,7 @@ describe("server manager", () => {
     await m.manager.callTool("echo", { value: "warm" });
     const firstPid = m.manager.pid!;
     const inFlight = failure(m.manager.callTool("echo", { value: "in flight", after: "never-released" }));
-    await waitFor(() => received(m.ws.log(), "tools/call").length === 2, "the in-flight call reaching the server", POLL_MS);
+    await waitFor(() => received(m.ws.log(), "tools/call").length === 2, "the in-flight call reaching the server");
     const crash = await failure(m.manager.callTool("exit", { code: 9 }));
     expect(crash).toMatchObject({ code: "MCP_PROCESS_EXIT", exitCode: 9, outcome: "unknown" });
     expect(await inFlight).toMatchObject({ code: "MCP_PROCESS_EXIT", outcome: "unknown" });
@@ -125,7 +125,7 @@ describe("server manager", () => {
     await m.manager.callTool("echo", { value: "warm" });
     const pid = m.manager.pid!;
     const calls = [1, 2, 3].map((n) => failure(m.manager.callTool("never", { n })));
-    await waitFor(() => received(m.ws.log(), "tools/call").length === 4, "three held calls", POLL_MS);
+    await waitFor(() => received(m.ws.log(), "tools/call").length === 4, "three held calls");
     expect(m.manager.activeCalls).toBe(3);
     parent.abort(new Error("the agent was cancelled"));
     const errors = await Promise.all(calls);
@@ -147,7 +147,7 @@ describe("server manager", () => {
     const mine = new AbortController();
     const other = m.manager.callTool("echo", { value: "other", after: "mine-aborted" });
     const call = failure(m.manager.callTool("never", {}, { signal: mine.signal }));
-    await waitFor(() => received(m.ws.log(), "tools/call").length === 2, "both calls at the server", POLL_MS);
+    await waitFor(() => received(m.ws.log(), "tools/call").length === 2, "both calls at the server");
     mine.abort();
     expect(await call).toMatchObject({ code: "MCP_ABORTED" });
     await expect(m.manager.callTool("echo", { value: "mine-aborted" })).resolves.toEqual({ content: "mine-aborted" });
@@ -157,7 +157,7 @@ describe("server manager", () => {
   it("close() during a start ends the start and leaves no process", async () => {
     const m = managed({ scenarios: ["hang-initialize"] });
     const call = failure(m.manager.callTool("echo", { value: 1 }));
-    await waitFor(() => received(m.ws.log(), "initialize").length === 1, "the initialize request", POLL_MS);
+    await waitFor(() => received(m.ws.log(), "initialize").length === 1, "the initialize request");
     await m.manager.close();
     expect(await call).toMatchObject({ code: "CLIENT_CLOSED" });
     expect(m.alive()).toEqual([]);

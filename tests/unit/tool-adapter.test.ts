@@ -19,7 +19,7 @@ import {
   riskyPattern,
   type ToolCaller,
 } from "#submission/src/tool-adapter.ts";
-import { failure } from "../hardening/support.ts";
+import { failure } from "../support.ts";
 
 const objectSchema = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: "object",
@@ -196,36 +196,22 @@ describe("tool adapter: untrusted tools/list", () => {
   });
 
   it("says exactly why each tool was left out", () => {
-    const { rejected } = adaptTools(
-      fakeCaller(),
-      [
-        5,
-        { name: 7, inputSchema: objectSchema() },
-        { name: "bad name", inputSchema: objectSchema() },
-        { name: "d", description: 3, inputSchema: objectSchema() },
-        { name: "s", inputSchema: [] },
-        { name: "t", inputSchema: { type: "array" } },
-        { name: "big", inputSchema: objectSchema({ a: { description: "d".repeat(100) } }) },
-        { name: "deep", inputSchema: { type: "object", properties: { a: { type: "object", properties: { b: {} } } } } },
-        { name: "risky", inputSchema: objectSchema({ q: { type: "string", pattern: "(a+)+" } }) },
-        { name: "invalid", inputSchema: { type: "object", minProperties: -1 } },
-        { name: "unresolvable", inputSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } } },
-      ],
-      { serverName: "s", maxPermission: "read", maxSchemaBytes: 100, maxSchemaDepth: 3 },
-    );
-    expect(rejected).toEqual([
-      { name: "#0", reason: "not an object" },
-      { name: "#1", reason: "name must match /^[A-Za-z0-9_-]{1,64}$/" },
-      { name: "bad name", reason: "name must match /^[A-Za-z0-9_-]{1,64}$/" },
-      { name: "d", reason: "description must be a string" },
-      { name: "s", reason: "inputSchema must be an object" },
-      { name: "t", reason: 'inputSchema must have type "object"' },
-      { name: "big", reason: "inputSchema is 169 bytes, over maxSchemaBytes (100)" },
-      { name: "deep", reason: "inputSchema nests deeper than maxSchemaDepth (3)" },
-      { name: "risky", reason: 'inputSchema has a regular expression that could run for a very long time: "(a+)+" nests quantifiers' },
-      { name: "invalid", reason: "inputSchema is not a valid JSON Schema: data/minProperties must be >= 0" },
-      { name: "unresolvable", reason: "inputSchema does not compile: can't resolve reference #/nowhere from id #" },
-    ]);
+    // Each tool the server listed, with the name and the reason it is reported under.
+    const leftOut: Array<[tool: unknown, name: string, reason: string]> = [
+      [5, "#0", "not an object"],
+      [{ name: 7, inputSchema: objectSchema() }, "#1", "name must match /^[A-Za-z0-9_-]{1,64}$/"],
+      [{ name: "bad name", inputSchema: objectSchema() }, "bad name", "name must match /^[A-Za-z0-9_-]{1,64}$/"],
+      [{ name: "d", description: 3, inputSchema: objectSchema() }, "d", "description must be a string"],
+      [{ name: "s", inputSchema: [] }, "s", "inputSchema must be an object"],
+      [{ name: "t", inputSchema: { type: "array" } }, "t", 'inputSchema must have type "object"'],
+      [{ name: "big", inputSchema: objectSchema({ a: { description: "d".repeat(100) } }) }, "big", "inputSchema is 169 bytes, over maxSchemaBytes (100)"],
+      [{ name: "deep", inputSchema: { type: "object", properties: { a: { type: "object", properties: { b: {} } } } } }, "deep", "inputSchema nests deeper than maxSchemaDepth (3)"],
+      [{ name: "risky", inputSchema: objectSchema({ q: { type: "string", pattern: "(a+)+" } }) }, "risky", 'inputSchema has a regular expression that could run for a very long time: "(a+)+" nests quantifiers'],
+      [{ name: "invalid", inputSchema: { type: "object", minProperties: -1 } }, "invalid", "inputSchema is not a valid JSON Schema: data/minProperties must be >= 0"],
+      [{ name: "unresolvable", inputSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } } }, "unresolvable", "inputSchema does not compile: can't resolve reference #/nowhere from id #"],
+    ];
+    const { rejected } = adaptTools(fakeCaller(), leftOut.map(([tool]) => tool), { serverName: "s", maxPermission: "read", maxSchemaBytes: 100, maxSchemaDepth: 3 });
+    expect(rejected).toEqual(leftOut.map(([, name, reason]) => ({ name, reason })));
   });
 
   it("accepts a schema at exactly its byte and depth limits", () => {

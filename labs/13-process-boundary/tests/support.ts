@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { onTestFinished } from "vitest";
+import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
+import { isPidAlive } from "../../../grader/procs.ts";
 import { msg } from "./messages.ts";
 
 /** How long a test waits for a run that should already have ended (ms). */
@@ -30,7 +32,7 @@ export class HungError extends Error {
 const realSetTimeout = globalThis.setTimeout;
 const realClearTimeout = globalThis.clearTimeout;
 
-export type Settled<T> = { status: "fulfilled"; value: T } | { status: "rejected"; reason: any };
+export type { Settled };
 
 // Waits for a promise to settle, failing with "hung: …" after `ms` instead of hanging.
 export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<Settled<T>> {
@@ -52,17 +54,7 @@ export async function settleWithin<T>(promise: Promise<T>, label: string, ms = H
   }
 }
 
-export async function within<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<T> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "rejected") throw outcome.reason;
-  return outcome.value;
-}
-
-export async function rejection(promise: Promise<unknown>, label: string, ms = HANG_MS): Promise<any> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "fulfilled") throw new Error(msg("shouldReject", { label, value: outcome.value }));
-  return outcome.reason;
-}
+export const { within, rejection } = waitsOn(settleWithin, (label, value) => msg("shouldReject", { label, value }));
 
 export function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
@@ -76,21 +68,8 @@ export function abortListeners(signal: AbortSignal): number {
   return getEventListeners(signal, "abort").length;
 }
 
-// A process counts as gone once it no longer exists or is a zombie waiting to be reaped.
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
+/** A process counts as gone once it no longer exists or is a zombie waiting to be reaped. */
+export const isAlive = isPidAlive;
 
 export interface Workspace {
   dir: string;

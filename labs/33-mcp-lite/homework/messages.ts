@@ -1,7 +1,7 @@
 // What a failing homework check tells the learner, in Simplified Chinese (default) or
 // English (LAB_LANG=en). Kept apart from the evidence tests' catalog: homework is bonus.
 
-import { LANG } from "../tests/messages.ts";
+import { filler } from "../../../grader/message-template.ts";
 
 const catalog = {
   noNotification: {
@@ -60,11 +60,9 @@ const catalog = {
 
 export type HomeworkMessage = keyof typeof catalog;
 
-// Fills {name} placeholders; objects are shown as JSON, cut to a readable length.
+const fill = filler<HomeworkMessage>(catalog);
+
+/** Fills a homework message with its parameters in the learner's language (LANG). */
 export function hw(key: HomeworkMessage, values: Record<string, unknown> = {}): string {
-  return catalog[key][LANG].replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = values[name];
-    const text = typeof value === "string" ? value : JSON.stringify(value);
-    return text === undefined ? "undefined" : text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  });
+  return fill(key, values);
 }

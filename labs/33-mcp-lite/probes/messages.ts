@@ -1,6 +1,6 @@
 // What a failing rubric probe tells the learner, in Simplified Chinese (default) or English.
 
-import { LANG, type Lang } from "../tests/messages.ts";
+import { filler } from "../../../grader/message-template.ts";
 
 const catalog = {
   wrongAnswer: { zh: "{label} 拿到了 {actual}，应为 {expected}（响应被交给了错误的请求）", en: "{label} got {actual}; expected {expected} (an answer went to the wrong call)" },
@@ -40,16 +40,5 @@ const catalog = {
 
 export type ProbeMessage = keyof typeof catalog;
 
-export function pmsg(key: ProbeMessage, params: Record<string, unknown> = {}, lang: Lang = LANG): string {
-  return catalog[key][lang].replace(/\{(\w+)\}/g, (_, name: string) => show(params[name]));
-}
-
-function show(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  } catch {
-    return String(value);
-  }
-}
+/** Fills a probe message with its parameters in the chosen language (default LANG). */
+export const pmsg = filler<ProbeMessage>(catalog);

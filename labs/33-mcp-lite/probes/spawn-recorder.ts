@@ -5,7 +5,12 @@
 // options said). The API functions are wrapped in place and the ESM named exports re-synced,
 // so `import { spawn } from "node:child_process"` sees the wrapper too. Loaded by the lab's
 // setup file, before any test file imports the submission.
+//
+// For the hang detector's stillness check (tests/support.ts) it also keeps, per process
+// started, the bytes that reached the client's end of its stdout and stderr pipes and the
+// signals sent to it; the fixture server keeps the other side of the ledger (--state).
 
+import type { ChildProcess } from "node:child_process";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 
 export interface SpawnCall {
@@ -19,14 +24,32 @@ export interface SpawnCall {
 const require = createRequire(import.meta.url);
 const childProcess = require("node:child_process") as Record<string, unknown> & { ChildProcess: { prototype: Record<string, unknown> } };
 const KEY = Symbol.for("lab33.spawnRecorder");
-const holder = globalThis as unknown as Record<symbol, { calls: SpawnCall[]; started: number } | undefined>;
+/** One process the worker started, with what the client's side of its pipes has seen. */
+export interface StartedProcess {
+  child: ChildProcess;
+  /** The fixture's --state file, when the program is the fixture server. */
+  stateFile: string | undefined;
+  /** Bytes pushed into child.stdout / child.stderr (they reached the client's process). */
+  out: number;
+  err: number;
+  /** Signals other than 0 sent to the process or its group. */
+  signals: number;
+}
+
+interface RecorderState {
+  calls: SpawnCall[];
+  started: number;
+  processes: StartedProcess[];
+}
+
+const holder = globalThis as unknown as Record<symbol, RecorderState | undefined>;
 
 // exec/execSync always use a shell; the others only when options.shell is set.
 const ALWAYS_SHELL = new Set(["exec", "execSync"]);
 const APIS = ["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"];
 
 if (!holder[KEY]) {
-  const state = { calls: [] as SpawnCall[], started: 0 };
+  const state: RecorderState = { calls: [], started: 0, processes: [] };
   holder[KEY] = state;
   for (const api of APIS) {
     const original = childProcess[api] as (...args: unknown[]) => unknown;
@@ -38,13 +61,58 @@ if (!holder[KEY]) {
   }
   const proto = childProcess.ChildProcess.prototype;
   const rawSpawn = proto.spawn as (this: unknown, options: { file?: string; args?: string[] }) => unknown;
-  proto.spawn = function (this: unknown, options: { file?: string; args?: string[] }) {
+  proto.spawn = function (this: ChildProcess, options: { file?: string; args?: string[] }) {
     state.started += 1;
     const argv = Array.isArray(options?.args) ? options.args.map(String) : [];
     state.calls.push({ api: "process", command: String(options?.file), args: argv.slice(1), shell: false });
-    return rawSpawn.call(this, options);
+    const result = rawSpawn.call(this, options);
+    state.processes.push(watch(this, argv));
+    return result;
   };
+  const rawKill = proto.kill as (this: ChildProcess, signal?: unknown) => boolean;
+  proto.kill = function (this: ChildProcess, signal?: unknown) {
+    if (signal !== 0) for (const p of state.processes) if (p.child === this) p.signals += 1;
+    return rawKill.call(this, signal);
+  };
+  const processKill = process.kill;
+  process.kill = function kill(pid: number, signal?: string | number) {
+    if (signal !== 0) for (const p of state.processes) if (p.child.pid !== undefined && p.child.pid === Math.abs(pid)) p.signals += 1;
+    return processKill.call(process, pid, signal);
+  } as typeof process.kill;
   syncBuiltinESMExports();
+}
+
+// Counts the bytes that reach the client's end of the child's stdout and stderr (what the
+// stream is pushed, before any consumer reads it), without adding a listener of its own.
+function watch(child: ChildProcess, argv: string[]): StartedProcess {
+  const at = argv.indexOf("--state");
+  const record: StartedProcess = { child, stateFile: at === -1 ? undefined : argv[at + 1], out: 0, err: 0, signals: 0 };
+  for (const key of ["stdout", "stderr"] as const) {
+    const stream = child[key] as (NodeJS.ReadableStream & { push(chunk: unknown, encoding?: unknown): boolean }) | null;
+    if (!stream) continue;
+    const push = stream.push;
+    stream.push = function (chunk: unknown, encoding?: unknown) {
+      if (chunk !== null && chunk !== undefined) record[key === "stdout" ? "out" : "err"] += (chunk as { length: number }).length;
+      return push.call(this, chunk, encoding);
+    };
+  }
+  return record;
+}
+
+/** The processes the worker started that are not finished yet (see finished()). */
+export function liveProcesses(): StartedProcess[] {
+  const state = holder[KEY];
+  if (!state) return [];
+  state.processes = state.processes.filter((p) => !finished(p.child));
+  return [...state.processes];
+}
+
+// A process is finished when it has exited (or never started) and every pipe of the client's
+// to it is closed or has ended: nothing more can come from it.
+export function finished(child: ChildProcess): boolean {
+  if (child.exitCode === null && child.signalCode === null) return false;
+  if (child.stdin && !child.stdin.destroyed) return false;
+  return [child.stdout, child.stderr].every((stream) => !stream || stream.destroyed || stream.readableEnded);
 }
 
 function describeCall(api: string, args: unknown[]): SpawnCall {

@@ -1,14 +1,18 @@
 // What a failing evidence test tells the learner, in Simplified Chinese (default) or
 // English (LAB_LANG=en). The grader shows these messages as they are.
 
-export type Lang = "zh" | "en";
+import { filler } from "../../../grader/message-template.ts";
 
-export const LANG: Lang = process.env.LAB_LANG === "en" ? "en" : "zh";
+export { LANG, say, type Lang } from "../../../grader/message-template.ts";
 
 const catalog = {
   hung: {
     zh: "挂起：{label} 在 {ms} ms 内既没有 resolve 也没有 reject",
     en: "hung: {label} never settled within {ms} ms",
+  },
+  hungStill: {
+    zh: "挂起：{label} 再也不会完成：客户端没有计时器或进行中的 I/O，服务器也已无事可做（请求全部读完、输出全部送达），没有任何事件能让它 resolve 或 reject",
+    en: "hung: {label} can never settle: the client has no timer or I/O in progress and the server has nothing left to do (every request read, all output delivered), so no event can resolve or reject it",
   },
   shouldReject: {
     zh: "{label} 应该 reject，却 resolve 成了 {value}",
@@ -82,22 +86,5 @@ const catalog = {
 
 export type MessageKey = keyof typeof catalog;
 
-/** A label or phrase that goes inside a message, in the chosen language. */
-export function say(zh: string, en: string, lang: Lang = LANG): string {
-  return lang === "en" ? en : zh;
-}
-
-// Fills a catalog message with its parameters in the chosen language.
-export function msg(key: MessageKey, params: Record<string, unknown> = {}, lang: Lang = LANG): string {
-  return catalog[key][lang].replace(/\{(\w+)\}/g, (_, name: string) => show(params[name]));
-}
-
-function show(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 160 ? `${text.slice(0, 160)}…` : text;
-  } catch {
-    return String(value);
-  }
-}
+/** Fills a catalogue message with its parameters in the chosen language (default LANG). */
+export const msg = filler<MessageKey>(catalog);

@@ -4,9 +4,11 @@
 
 import { createHook } from "node:async_hooks";
 import { getEventListeners } from "node:events";
+import { readFileSync } from "node:fs";
+import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
-import { startedCount } from "../probes/spawn-recorder.ts";
+import { liveProcesses, startedCount, type StartedProcess } from "../probes/spawn-recorder.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
 /** How long a test waits for a promise the fixture has already answered (ms). */
@@ -15,11 +17,12 @@ export const HANG_MS = Number(process.env.LAB_HANG_MS ?? 2_000);
 /** Directory of the client under test (set by the vitest config). */
 export const SUBMISSION_DIR = process.env.LAB_SUBMISSION_DIR ?? "";
 
-export type Settled<T> = { status: "fulfilled"; value: T } | { status: "rejected"; reason: any };
+export type { Settled };
 
 export class HungError extends Error {
-  constructor(label: string, ms: number, waitedAt?: Error) {
-    super(msg("hung", { label, ms }));
+  /** `still`: called early because nothing could ever settle the promise (see stillness()). */
+  constructor(label: string, ms: number, waitedAt?: Error, still = false) {
+    super(still ? msg("hungStill", { label }) : msg("hung", { label, ms }));
     this.name = "HungError";
     // Point at the test line that waited (not at this file's timer), so a report shows
     // which call never settled and where the test made it.
@@ -48,7 +51,17 @@ class HangClock {
   }
 }
 
-const poll = () => new Promise((resolve) => realSetTimeout(resolve, POLL_MS));
+// The detectors' own timer is not activity of the client's: it is not tracked at all.
+const poll = () =>
+  new Promise((resolve) => {
+    const t = tracker();
+    t.internal = true;
+    try {
+      realSetTimeout(resolve, POLL_MS);
+    } finally {
+      t.internal = false;
+    }
+  });
 
 // Waits for a promise to settle, and fails the test with "hung: …" instead of hanging
 // when it does not. The deadline only bites on broken clients: every wait in the
@@ -60,11 +73,13 @@ export async function settleWithin<T>(promise: Promise<T>, label: string, ms = H
     (reason) => (outcome = { status: "rejected", reason }),
   );
   const clock = new HangClock();
+  const still = new StillWatch();
   const waitedAt = new Error();
   const hung = (async () => {
     while (outcome === undefined) {
       await poll();
       if (outcome === undefined && clock.advance() > ms) throw new HungError(label, ms, waitedAt);
+      if (outcome === undefined && still.observe()) throw new HungError(label, ms, waitedAt, true);
     }
   })();
   await Promise.race([settled, hung]);
@@ -87,10 +102,12 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
   const answersBefore = initializeAnswers(h.log());
   const client = new HangClock();
   const server = new HangClock();
+  const still = new StillWatch();
   const waitedAt = new Error();
   while (outcome === undefined) {
     await poll();
     if (outcome !== undefined) break;
+    if (still.observe()) throw new HungError(label, ms, waitedAt, true);
     const serverTurn = startedCount() > startedBefore && initializeAnswers(h.log()) <= answersBefore;
     if (client.advance(!serverTurn) > ms) throw new HungError(label, ms, waitedAt);
     if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
@@ -131,30 +148,19 @@ export function initialize<T>(h: { client: { initialize(): Promise<T> }; pids():
   return startupWithin(h, Promise.resolve().then(() => h.client.initialize()), label);
 }
 
-/** Resolves with the value or throws "hung: …". */
-export async function within<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<T> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "rejected") throw outcome.reason;
-  return outcome.value;
-}
-
-/** Resolves with the rejection reason; fails when the promise resolves or hangs. */
-export async function rejection(promise: Promise<unknown>, label: string, ms = HANG_MS): Promise<any> {
-  const outcome = await settleWithin(promise, label, ms);
-  if (outcome.status === "fulfilled") {
-    throw new Error(msg("shouldReject", { label, value: outcome.value }));
-  }
-  return outcome.reason;
-}
+/** within(): the value or the rejection; rejection(): the reason, failing when it resolves (both "hung: …" when it hangs). */
+export const { within, rejection } = waitsOn(settleWithin, (label, value) => msg("shouldReject", { label, value }));
 
 // Polls a condition about the fixture's log (which the server writes before acting),
 // for orderings that depend on what the server has received.
 export async function waitFor(condition: () => boolean, label: string, ms = HANG_MS): Promise<void> {
   const clock = new HangClock();
+  const still = new StillWatch();
   const waitedAt = new Error();
   while (!condition()) {
     if (clock.advance() > ms) throw new HungError(label, ms, waitedAt);
     await poll();
+    if (!condition() && still.observe()) throw new HungError(label, ms, waitedAt, true);
   }
 }
 
@@ -190,6 +196,10 @@ interface TrackedSignal {
 interface Tracker {
   /** Timers by async id, until they fire or are cleared. */
   live: Map<number, TrackedTimer>;
+  /** Every other async resource (handles, requests, immediates) by async id, until destroyed. */
+  others: Map<number, { type: string; origin: string }>;
+  /** Set while the hang detectors make their own poll timer, which is not tracked. */
+  internal: boolean;
   /** Signals made by AbortSignal.any from a source signal (dependent signals). */
   dependents: WeakMap<AbortSignal, Array<WeakRef<AbortSignal>>>;
   /** Signals made by AbortSignal.timeout. */
@@ -199,7 +209,7 @@ interface Tracker {
 
 function tracker(): Tracker {
   const holder = globalThis as unknown as Record<symbol, Tracker | undefined>;
-  holder[TRACKER] ??= { live: new Map(), dependents: new WeakMap(), timeoutSignals: [], installed: false };
+  holder[TRACKER] ??= { live: new Map(), others: new Map(), internal: false, dependents: new WeakMap(), timeoutSignals: [], installed: false };
   return holder[TRACKER]!;
 }
 
@@ -212,12 +222,17 @@ export function installTimerTracker(): void {
   t.installed = true;
   createHook({
     init(asyncId, type, _trigger, resource) {
-      if (type !== "Timeout") return;
+      if (t.internal || UNTRACKED.has(type)) return;
+      if (type !== "Timeout") {
+        t.others.set(asyncId, { type, origin: creator() });
+        return;
+      }
       const timer = resource as TrackedTimer["resource"];
       t.live.set(asyncId, { kind: timer._repeat ? "interval" : "timeout", origin: creator(), resource: timer });
     },
     destroy(asyncId) {
       t.live.delete(asyncId);
+      t.others.delete(asyncId);
     },
   }).enable();
 
@@ -257,6 +272,100 @@ function creator(): string {
 
 function madeBySubmission(origin: string): boolean {
   return SUBMISSION_DIR !== "" && origin.includes(SUBMISSION_DIR);
+}
+
+// ---- stillness: a wait that nothing can ever end -------------------------------------------
+//
+// A broken client often waits for something that can no longer happen: an answer the server
+// already gave to somebody else, the exit of a process that is gone. Waiting the whole hang
+// deadline for it costs seconds per test, so the detectors also ask whether anything at all
+// could still move: the world is "still" when
+//   - this worker holds no timer, immediate, socket, request or other async resource made by
+//     the client or the test (the harness's own and vitest's are not counted), and
+//   - every process the client started is either finished (exited, every pipe closed) or a
+//     fixture server that reports (--state) nothing scheduled of its own, has read every byte
+//     the client wrote, whose every byte written reached the client, and that handled every
+//     signal sent to it.
+// Then no event can ever run in this worker again, so no promise of the client's can settle.
+// A child that is not the fixture, or anything unknown, is never still: the wait then ends
+// only at the deadline, as before. Still for STILL_POLLS polls in a row, unchanged, is hung.
+
+/** Resource types not counted as the client's activity: promises and microtasks, and the
+ * pipes and process handles of the children (judged through the fixture's report instead),
+ * and terminals (the worker's own stdio, created lazily by whoever first prints). */
+const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PROCESSWRAP", "TTYWRAP"]);
+/** Frames of code that is not the client's nor the test's: vitest and the grader's harness. */
+const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/]index\.ts/;
+const STILL_POLLS = 5;
+
+class StillWatch {
+  private last: string | undefined;
+  private count = 0;
+  /** True once the world has been still, unchanged, for STILL_POLLS polls in a row. */
+  observe(): boolean {
+    const now = stillness();
+    if (now === undefined || now !== this.last) this.count = 0;
+    this.last = now;
+    if (now !== undefined) this.count += 1;
+    return this.count >= STILL_POLLS;
+  }
+}
+
+// A fingerprint of a still world, or undefined while anything could still happen.
+export function stillness(): string | undefined {
+  const t = tracker();
+  if (!t.installed) return undefined; // nothing is counted: anything could still happen
+  for (const timer of t.live.values()) if (!timer.resource._destroyed && !HARNESS.test(timer.origin)) return undefined;
+  for (const other of t.others.values()) if (!HARNESS.test(other.origin)) return undefined;
+  const parts: string[] = [];
+  for (const p of liveProcesses()) {
+    const part = stillProcess(p);
+    if (part === undefined) return undefined;
+    parts.push(part);
+  }
+  return parts.join(";");
+}
+
+interface FixtureState {
+  busy: number;
+  in: number;
+  out: number;
+  err: number;
+  eof: boolean;
+  signals: number;
+}
+
+// One unfinished process's part of the fingerprint, or undefined when it may still act.
+function stillProcess(p: StartedProcess): string | undefined {
+  const { child } = p;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null || !p.stateFile) return undefined;
+  let state: FixtureState;
+  try {
+    state = JSON.parse(readFileSync(p.stateFile, "utf8")) as FixtureState;
+  } catch {
+    return undefined;
+  }
+  if (state.busy !== 0 || state.signals !== p.signals || !sleepingQuietly(child.pid)) return undefined;
+  if (child.stdout && state.out !== p.out) return undefined;
+  if (child.stderr && state.err !== p.err) return undefined;
+  const stdin = child.stdin as (NodeJS.WritableStream & { bytesWritten?: number; destroyed?: boolean; writableEnded?: boolean }) | null;
+  if (stdin && !state.eof && (stdin.writableEnded || stdin.destroyed || stdin.bytesWritten !== state.in)) return undefined;
+  return `${child.pid}:${state.in}:${state.out}:${state.err}:${state.eof}`;
+}
+
+// The kernel's view of a live process: asleep (waiting for input), with no signal pending.
+// A process that is running, stopped, dying or dead, or that has a signal on its way (sent by
+// someone this worker cannot see, a `kill` command say), may still do something. Where
+// there is no /proc to ask, nothing is still.
+function sleepingQuietly(pid: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return false;
+  }
+  const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(status)?.[1];
+  return field("State") === "S" && /^0+$/.test(field("SigPnd") ?? "") && /^0+$/.test(field("ShdPnd") ?? "");
 }
 
 /** The timers alive right now, to compare against later. */

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpError as BaseMcpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import { McpError, type McpFaultReport } from "../src/mcp-client.ts";
-import { startClient } from "./support.ts";
+import { startTraced } from "./support.ts";
 
 const SECRET = "sk-test-4f9c2a7b1e8d3f60";
 
@@ -19,7 +19,7 @@ async function failure(promise: Promise<unknown>): Promise<McpError> {
 
 describe("McpError.report()", () => {
   it("for a server that died: identity and hash, protocol version, method, id, phase, code, duration, redacted stderr, exit status", async () => {
-    const { client, trace } = startClient({}, { secrets: [SECRET], env: { API_TOKEN: SECRET } });
+    const { client, trace } = startTraced({}, { secrets: [SECRET], env: { API_TOKEN: SECRET } });
     await client.initialize();
     const error = await failure(client.callTool("exit", { code: 3, stderr: `fatal: token ${SECRET} rejected\n`, note: "ARG-MARKER" }));
     const report: McpFaultReport = error.report();
@@ -51,7 +51,7 @@ describe("McpError.report()", () => {
   });
 
   it("for a timeout: the deadline and a duration at least as long", async () => {
-    const { client } = startClient();
+    const { client } = startTraced();
     await client.initialize();
     const report = (await failure(client.callTool("never", {}, { timeoutMs: 200 }))).report();
     expect(report).toMatchObject({ code: "MCP_TIMEOUT", timeoutMs: 200, method: "tools/call", phase: "request", exit: null, reason: null });
@@ -59,7 +59,7 @@ describe("McpError.report()", () => {
   });
 
   it("for a remote error: the remote code, never the error's data", async () => {
-    const { client } = startClient();
+    const { client } = startTraced();
     await client.initialize();
     const error = await failure(client.callTool("fail", { code: -32001, data: { rows: ["CONTENT-MARKER"] } }));
     expect(error.data).toEqual({ rows: ["CONTENT-MARKER"] }); // the caller still has it
@@ -69,10 +69,10 @@ describe("McpError.report()", () => {
   });
 
   it("for a spawn failure and for bad options, without a server", async () => {
-    const { client } = startClient({}, { executable: "/nonexistent/mcp-server" });
+    const { client } = startTraced({}, { executable: "/nonexistent/mcp-server" });
     const report = (await failure(client.initialize())).report();
     expect(report).toMatchObject({ code: "MCP_SPAWN_FAILED", phase: "spawn", reason: "process", server: { executable: "mcp-server", instanceId: null } });
     expect(report.server.hash).toMatch(/^sha256:/);
-    expect(() => startClient({}, { timeoutMs: -1 })).toThrow(McpError);
+    expect(() => startTraced({}, { timeoutMs: -1 })).toThrow(McpError);
   });
 });

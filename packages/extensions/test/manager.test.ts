@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { FIXTURE_SERVER, isAlive, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { McpCancel } from "../src/mcp-client.ts";
 import { CATALOG_DESCRIPTION_BYTES, McpManager, type McpManagerOptions, type McpManagerTraceEvent, type ServerConfig } from "../src/manager.ts";
-import { until, workspace } from "./support.ts";
+import { waitFor, workspace } from "./support.ts";
 
 const TINY_SERVER = fileURLToPath(new URL("./servers/tiny-server.mjs", import.meta.url));
 
@@ -229,7 +229,7 @@ describe("server hash: backoff and quarantine", () => {
     await expect(manager.callTool("live/echo", { value: 2 })).resolves.toEqual({ content: 2 });
     await expect(held).resolves.toMatchObject({ code: "MCP_ABORTED", reason: "shutdown", message: expect.stringMatching(/replaced/) });
     expect(spawned("live")).toBe(2);
-    await until(() => !isAlive(oldPid!), "the retired server to end");
+    await waitFor(() => !isAlive(oldPid!), "the retired server to end");
   });
 
   it("the hash covers the executable's content, the script's content and the configuration, not secret values", () => {

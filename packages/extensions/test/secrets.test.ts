@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { McpError, McpClient, REDACTED } from "../src/mcp-client.ts";
 import { Redactor } from "../src/redact.ts";
-import { startClient, until } from "./support.ts";
+import { startTraced, waitFor } from "./support.ts";
 
 const SECRET = "sk-live-7Hq2Zp9Xw4Kd8Ls1Vb6N"; // 28 characters
 
@@ -31,7 +31,7 @@ describe("secrets reach the server only through env", () => {
   });
 
   it("the server gets it in its environment and nowhere in its argv", async () => {
-    const { client } = startClient({}, { secrets: [SECRET], env: { API_TOKEN: SECRET } });
+    const { client } = startTraced({}, { secrets: [SECRET], env: { API_TOKEN: SECRET } });
     await client.initialize();
     const seen = (await client.callTool("inspect")) as { content?: unknown; argv: string[]; env: Record<string, string> };
     expect(seen.env.API_TOKEN).toBe(SECRET);
@@ -41,18 +41,18 @@ describe("secrets reach the server only through env", () => {
 
 describe("secrets are redacted", () => {
   it("in the stderr tail when the secret arrives split across two writes, including while only its first half has arrived", async () => {
-    const { client } = startClient({}, { secrets: [SECRET], env: { API_TOKEN: SECRET } });
+    const { client } = startTraced({}, { secrets: [SECRET], env: { API_TOKEN: SECRET } });
     await client.initialize();
     await client.callTool("stderr", { text: `token=${SECRET.slice(0, 12)}` });
-    await until(() => client.stderr.text.startsWith("token="), "the first half on stderr");
+    await waitFor(() => client.stderr.text.startsWith("token="), "the first half on stderr");
     expect(client.stderr.text).toBe(`token=${REDACTED}`); // a tail's end may be cut: a trailing prefix is redacted
     await client.callTool("stderr", { text: `${SECRET.slice(12)} accepted\n` });
-    await until(() => client.stderr.text.endsWith("accepted\n"), "the second half on stderr");
+    await waitFor(() => client.stderr.text.endsWith("accepted\n"), "the second half on stderr");
     expect(client.stderr.text).toBe(`token=${REDACTED} accepted\n`);
   });
 
   it("in a truncated tail whose cut falls inside the secret, and in the exit error and its report", async () => {
-    const { client } = startClient({}, { secrets: [SECRET], env: { API_TOKEN: SECRET }, maxStderrBytes: 64 });
+    const { client } = startTraced({}, { secrets: [SECRET], env: { API_TOKEN: SECRET }, maxStderrBytes: 64 });
     await client.initialize();
     // The last 64 bytes start 23 characters before the secret's end.
     const text = `${"x".repeat(200)}${SECRET}${"y".repeat(40)}\n`;
@@ -66,7 +66,7 @@ describe("secrets are redacted", () => {
 
   it("in error messages and error data, in the trace and in fault reports", async () => {
     const trace: unknown[] = [];
-    const { client } = startClient({}, { secrets: [SECRET], env: { API_TOKEN: SECRET }, onTrace: (event) => trace.push(event) });
+    const { client } = startTraced({}, { secrets: [SECRET], env: { API_TOKEN: SECRET }, onTrace: (event) => trace.push(event) });
     await client.initialize();
     const remote = (await client.callTool("fail", { message: `auth failed for ${SECRET}`, data: { token: SECRET, [SECRET]: 1 } }).catch((e: unknown) => e)) as McpError;
     expect(remote.message).toContain(`auth failed for ${REDACTED}`);

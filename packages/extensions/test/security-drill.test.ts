@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { expect, it, onTestFinished } from "vitest";
 import { isAlive, killAll, makeTempDir, readPids } from "../../../fixtures/index.ts";
 import { McpClient, REDACTED } from "../src/mcp-client.ts";
-import { until } from "./support.ts";
+import { waitFor } from "./support.ts";
 
 const TINY_SERVER = fileURLToPath(new URL("./servers/tiny-server.mjs", import.meta.url));
 const SECRET = "drill-secret-Qm83vT0aLx5";
@@ -80,7 +80,7 @@ it("an endless line and a stderr flood while `never` is pending: rejected within
   expect(elapsed).toBeLessThan(REJECT_WITHIN_MS);
   expect(client.pendingCount).toBe(0);
 
-  await until(() => client.pid === undefined && !isAlive(pid), "the drill server to end");
+  await waitFor(() => client.pid === undefined && !isAlive(pid), "the drill server to end");
   clearInterval(sampler);
   peak = Math.max(peak, used() - baseline);
   expect(peak, `peak growth ${(peak / MiB).toFixed(1)} MiB`).toBeLessThan(MEMORY_BOUND_BYTES);

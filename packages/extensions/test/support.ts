@@ -1,38 +1,24 @@
-// Shared helpers of the package's tests: a production client on a fresh fixture workspace
-// with its trace collected and its cleanup registered per test, and a poll that only
-// detects hangs (it never decides an outcome).
+// Helpers of the package's tests, on top of the project's one set (tests/support.ts): the
+// production client started through the shared startClient with its trace collected, and a
+// bare fixture workspace for tests that start their own clients.
 
 import { onTestFinished } from "vitest";
-import { createFixtureWorkspace, isAlive, type FixtureOptions, type FixtureWorkspace } from "../../../fixtures/index.ts";
+import { createFixtureWorkspace, type FixtureOptions, type FixtureWorkspace } from "../../../fixtures/index.ts";
+import { startClient, type Started } from "../../../tests/support.ts";
 import { McpClient, type McpClientOptions, type McpTraceEvent } from "../src/mcp-client.ts";
 
-/** Longest a poll waits before failing with its label, in ms: a hang detector. */
-export const POLL_MS = 15_000;
+export { waitFor } from "../../../tests/support.ts";
 
-export interface Started {
-  client: McpClient;
-  ws: FixtureWorkspace;
+export interface Traced extends Started<McpClient> {
+  /** Every trace event the client emitted, in order. */
   trace: McpTraceEvent[];
-  alive(): number[];
 }
 
-type Extras = Partial<McpClientOptions>;
-
-// A production client on the fixture server; closed, reaped and removed after the test.
-export function startClient(fixture: FixtureOptions = {}, options: Extras = {}): Started {
-  const ws = createFixtureWorkspace("ext-");
+// A production client on the fixture server, its trace collected; closed, reaped and removed after the test.
+export function startTraced(fixture: FixtureOptions = {}, options: Partial<McpClientOptions> = {}): Traced {
   const trace: McpTraceEvent[] = [];
-  const client = new McpClient({
-    ...ws.command({ selfDestructMs: 60_000, ...fixture }),
-    timeoutMs: 10_000,
-    onTrace: (event) => trace.push(event),
-    ...options,
-  });
-  onTestFinished(async () => {
-    await Promise.race([client.close().catch(() => {}), sleep(10_000)]);
-    await ws.cleanup();
-  });
-  return { client, ws, trace, alive: () => ws.pids().filter(isAlive) };
+  const started = startClient(fixture, { onTrace: (event: McpTraceEvent) => trace.push(event), ...options }, (o: McpClientOptions) => new McpClient(o));
+  return { ...started, trace };
 }
 
 // Registers a workspace for cleanup after the test.
@@ -42,16 +28,4 @@ export function workspace(): FixtureWorkspace {
     await ws.cleanup();
   });
   return ws;
-}
-
-export async function until(condition: () => boolean, label: string, ms = POLL_MS): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${label} after ${ms} ms`);
-    await sleep(5);
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -2,14 +2,14 @@
 // run and the server process they belong to, and per-method latency in the metrics.
 import { describe, expect, it } from "vitest";
 import type { McpTraceEvent } from "../src/mcp-client.ts";
-import { startClient } from "./support.ts";
+import { startTraced } from "./support.ts";
 
 const requests = (trace: McpTraceEvent[]) => trace.filter((event) => event.kind === "request");
 const servers = (trace: McpTraceEvent[]) => trace.filter((event) => event.kind === "server");
 
 describe("trace", () => {
   it("emits one event per settled request and per lifecycle step, with the runId and a serverInstanceId new for every process", async () => {
-    const { client, trace } = startClient({}, { runId: "run-42" });
+    const { client, trace } = startTraced({}, { runId: "run-42" });
     await client.initialize();
     await expect(client.callTool("echo", { value: "ARG-MARKER" })).resolves.toEqual({ content: "ARG-MARKER" });
     await expect(client.callTool("fail", {})).rejects.toMatchObject({ code: "MCP_ERROR" });
@@ -44,7 +44,7 @@ describe("trace", () => {
   });
 
   it("never carries arguments, results or content", async () => {
-    const { client, trace } = startClient();
+    const { client, trace } = startTraced();
     await client.initialize();
     await client.callTool("echo", { value: "ARG-MARKER" });
     await expect(client.callTool("fail", { message: "CONTENT-MARKER", data: { x: "DATA-MARKER" } })).rejects.toMatchObject({
@@ -57,7 +57,7 @@ describe("trace", () => {
   });
 
   it("a throwing trace sink changes no outcome", async () => {
-    const { client } = startClient({}, {
+    const { client } = startTraced({}, {
       onTrace: () => {
         throw new Error("sink broke");
       },
@@ -69,7 +69,7 @@ describe("trace", () => {
 
 describe("metrics", () => {
   it("report per-method latency percentiles, the active server and its instance, and exit reasons", async () => {
-    const { client, trace } = startClient();
+    const { client, trace } = startTraced();
     await client.initialize();
     expect(client.metrics).toMatchObject({ activeServers: 1, serverInstanceId: trace[0]!.serverInstanceId });
     // 19 fast calls and one the server holds for 1.5 s: the median stays fast, p99 does not.

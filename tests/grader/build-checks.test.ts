@@ -1,10 +1,10 @@
-// How checks are built from what a run left behind (grader/results.ts), on synthetic runs:
+// How checks are built from what a run left behind (grader/build-checks.ts), on synthetic runs:
 // a test that never finished never counts as passed, a test file that never started leaves
 // its check unknown, and the tests that passed stay visible inside a check that did not.
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildChecks, type BuildInput, type ProgressRecord, type VitestJson } from "../../grader/results.ts";
+import { buildChecks, type BuildInput, type ProgressRecord, type VitestJson } from "../../grader/build-checks.ts";
 import { lab } from "../../labs/33-mcp-lite/lab.ts";
 
 const labDir = join(import.meta.dirname, "..", "..", "labs", "33-mcp-lite");

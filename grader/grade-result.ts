@@ -1,6 +1,8 @@
-// The grader's native result (CONTRACT §2), plus the details the report formats use.
+// The grader's native result (CONTRACT §2), plus the details the report formats use, and the
+// one builder of a could-not-grade result.
 
-import type { CheckKind, CheckStatus, Lang } from "./manifest.ts";
+import { notRunChecks } from "./build-checks.ts";
+import { maxScoreOf, type CheckKind, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
 import type { TodoProgress } from "./report/progress.ts";
 
 /** One message the fixture server logged (dir "in" = received, "out" = sent). */
@@ -62,4 +64,23 @@ export interface GradeResult {
 /** Exit status of the CLI for a result: 0 pass, 1 fail, 2 could not grade. */
 export function exitCodeOf(status: CheckStatus): 0 | 1 | 2 {
   return status === "pass" ? 0 : status === "fail" ? 1 : 2;
+}
+
+/** What a result says about the grade itself, before any check: who, when, with what. */
+export type ResultHead = Pick<GradeResult, "lab" | "seed" | "lang" | "submission" | "startedAt">;
+
+// The result of a grade that could not be finished: status error, no score, and every check
+// the lab defines listed as an error with this message (none when the lab did not load).
+export function couldNotGrade(head: ResultHead, manifest: LabManifest | undefined, message: string, timing: Pick<GradeResult, "durationMs" | "phases"> = { durationMs: 0 }): GradeResult {
+  return {
+    version: 1,
+    ...head,
+    status: "error",
+    score: 0,
+    maxScore: manifest ? maxScoreOf(manifest) : 0,
+    bonus: { score: 0, maxScore: 0 },
+    message,
+    checks: manifest ? notRunChecks(manifest, head.lang, message) : [],
+    ...timing,
+  };
 }

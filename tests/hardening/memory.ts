@@ -1,12 +1,8 @@
-// Shared helpers of the hardening tests: a memory sampler and the long poll deadline. The
-// client comes from tests/client/support.ts (startClient), the poll from the lab's waitFor.
+// The hardening tests' memory sampler: what a flood leaves retained, and its peak.
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-
-/** Longest a hardening poll (waitFor) waits before failing the test with its label, in ms:
- *  a hang detector sized for 50 MiB floods on a busy machine. */
-export const POLL_MS = 15_000;
+import { POLL_MS } from "../support.ts";
 
 // A full collection on demand, so "retained" memory is measured without garbage that
 // V8 simply has not collected yet (pipe chunks are external memory, collected lazily).
@@ -76,14 +72,3 @@ export function sampleMemory(intervalMs = 5): MemoryPeak {
 }
 
 export const MiB = 1024 * 1024;
-
-// Resolves with the rejection reason; fails the test when the promise resolves instead.
-export async function failure(promise: Promise<unknown>): Promise<any> {
-  let value: unknown;
-  try {
-    value = await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-}

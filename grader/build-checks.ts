@@ -1,0 +1,163 @@
+// Turns the tests a grading run left behind (grader/test-records.ts) into checks, mapped to
+// check ids through the describe blocks the manifest names; the check graded by leftovers
+// (the orphan probe) from the fixture workspaces' records, the strays the setup file killed
+// and the processes still alive after the run.
+
+import { t } from "./i18n.ts";
+import { describesOf, type CheckDef, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
+import type { CheckResult, TestOutcome } from "./grade-result.ts";
+import { neverStarted, testsOfRun, type BuildInput, type FoundTest, type RunTests } from "./test-records.ts";
+
+export { MAX_MESSAGE_CHARS, outOfMemory, readJson, type BuildInput, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./test-records.ts";
+
+// Builds every check; `error` is set when the run as a whole could not be graded.
+export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?: string } {
+  const run = testsOfRun(input);
+  const checks = [
+    ...input.manifest.checks.map((def) => gradedCheck(def, run, input)),
+    ...homeworkChecks(run.tests, input.manifest, input.lang),
+    ...brokenHomeworkFiles(run, input),
+  ];
+  return run.runError ? { checks, error: run.runError } : { checks };
+}
+
+// One check of the manifest: from the leftover processes, or from the tests backing it.
+function gradedCheck(def: CheckDef, run: RunTests, input: BuildInput): CheckResult {
+  if (def.gradedBy === "leftovers") return orphanCheck(def, input, run.runError);
+  const describes = describesOf(def);
+  const mine = run.tests.filter((x) => describes.includes(x.describe));
+  const ownFiles = new Set(mine.map((x) => x.file));
+  if (!run.complete) mine.push(...neverStarted(def, input));
+  return testCheck(def, mine, input.lang, run.runError ?? fileErrorFor(def, input.manifest, run.fileErrors, ownFiles));
+}
+
+// Homework: every homework/... describe found, as bonus checks.
+function homeworkChecks(tests: FoundTest[], manifest: LabManifest, lang: Lang): CheckResult[] {
+  const ids = [...new Set(tests.filter((x) => x.describe.startsWith("homework/")).map((x) => x.describe))].sort();
+  const readme = `labs/${manifest.id}/${manifest.homeworkDir}/README.md`;
+  return ids.map((id) => {
+    const def: CheckDef = {
+      id,
+      kind: "homework",
+      weight: manifest.homeworkWeight,
+      title: { zh: id, en: id },
+      standard: { zh: "课后作业（加分项）", en: "homework (bonus)" },
+      deduction: { zh: "", en: "" },
+      hint: { zh: `见 ${readme}`, en: `see ${readme}` },
+      lesson: readme,
+    };
+    return testCheck(def, tests.filter((x) => x.describe === id), lang, undefined);
+  });
+}
+
+// A homework file that could not run and holds no test: one error check named after it.
+function brokenHomeworkFiles(run: RunTests, input: BuildInput): CheckResult[] {
+  const out: CheckResult[] = [];
+  for (const [file, message] of run.fileErrors) {
+    if (!input.homeworkFiles.includes(file) || run.tests.some((x) => x.file === file)) continue;
+    const none = { zh: "", en: "" };
+    const def: CheckDef = {
+      id: `homework/${file.replace(/^.*\//, "").replace(/\.test\.ts$/, "")}`,
+      kind: "homework",
+      weight: input.manifest.homeworkWeight,
+      title: { zh: file, en: file },
+      standard: none,
+      deduction: none,
+      hint: none,
+      lesson: "",
+    };
+    out.push(checkResult(def, input.lang, "error", message, [], { advise: false }));
+  }
+  return out;
+}
+
+function fileErrorFor(def: CheckDef, manifest: LabManifest, fileErrors: Map<string, string>, ownFiles: Set<string>): string | undefined {
+  const files = def.kind === "evidence" ? manifest.evidenceFiles : def.kind === "rubric" ? manifest.probeFiles : [];
+  // The check's own files first (those holding its tests), then any file of its kind.
+  for (const file of [...files.filter((f) => ownFiles.has(f)), ...files]) {
+    const error = fileErrors.get(file);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: string | undefined): CheckResult {
+  const ran = tests.filter((x) => x.outcome.status !== "skip");
+  const unfinished = ran.filter((x) => x.unfinished);
+  const failed = ran.filter((x) => x.outcome.status === "fail" && !x.unfinished);
+  const passed = ran.filter((x) => x.outcome.status === "pass");
+  // Partial progress stays visible inside a check that did not pass.
+  const passedNote = passed.length > 0 ? ` · ${t("passedAlongside", lang, { titles: passed.map((x) => x.outcome.title).join("; ") })}` : "";
+  let status: CheckStatus;
+  let message: string;
+  if (ran.length === 0) {
+    status = "error";
+    message = t("noTestsForCheck", lang, { why: missingWhy ?? t("notRun", lang) });
+  } else if (unfinished.length > 0) {
+    // A test that never finished proves nothing either way: never ✔, never a plain fail.
+    status = "error";
+    message = t("unfinishedTests", lang, { count: unfinished.length, total: ran.length, titles: unfinished.map((x) => x.outcome.title).join("; ") });
+    if (failed.length > 0) {
+      message += ` | ${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed.map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`).join(" | ")}`;
+    }
+    message += passedNote;
+  } else if (failed.length > 0) {
+    status = "fail";
+    message = `${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed
+      .map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`)
+      .join(" | ")}${passedNote}`;
+  } else {
+    status = "pass";
+    message = t("allPassed", lang, { total: ran.length });
+  }
+  return checkResult(def, lang, status, message, tests.map((x) => x.outcome));
+}
+
+function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefined): CheckResult {
+  const { lang } = input;
+  const problems: string[] = [];
+  for (const w of input.workspaces) {
+    if (w.alive.length > 0) problems.push(t("orphanAfterClose", lang, { test: w.test ?? t("unknownTest", lang), pids: w.alive.join(", ") }));
+  }
+  for (const s of input.strays) problems.push(t("strayProcess", lang, { test: s.test, pid: s.pid, command: s.command }));
+  for (const s of input.survivors) {
+    const owner = input.workspaces.find((w) => w.pids.includes(s.pid));
+    const test = owner?.test ? t("survivorTest", lang, { test: owner.test }) : "";
+    problems.push(t("survivorAfterRun", lang, { pid: s.pid, command: s.command, test }));
+  }
+  const pids = new Set(input.workspaces.flatMap((w) => w.pids));
+  let status: CheckStatus = problems.length > 0 ? "fail" : "pass";
+  let message = problems.length > 0 ? problems.slice(0, 6).join(" | ") : t("noOrphans", lang, { count: pids.size });
+  if (status === "pass" && runError) {
+    status = "error";
+    message = t("noTestsForCheck", lang, { why: runError });
+  }
+  return checkResult(def, lang, status, message, []);
+}
+
+// One check's result: full score only on pass; a hint and the lesson section otherwise
+// (unless `advise` is false: nothing ran, so there is nothing to advise).
+function checkResult(def: CheckDef, lang: Lang, status: CheckStatus, message: string, tests: TestOutcome[], { advise = true } = {}): CheckResult {
+  const result: CheckResult = {
+    id: def.id,
+    kind: def.kind,
+    status,
+    score: status === "pass" ? def.weight : 0,
+    maxScore: def.weight,
+    message,
+    title: def.title[lang],
+    standard: def.standard[lang],
+    deduction: def.deduction[lang],
+    tests,
+  };
+  if (status !== "pass" && advise) {
+    result.hint = def.hint[lang];
+    result.lesson = def.lesson;
+  }
+  return result;
+}
+
+// Every graded check of the lab, each as an error with this message (nothing could run).
+export function notRunChecks(manifest: LabManifest, lang: Lang, message: string): CheckResult[] {
+  return manifest.checks.map((def) => checkResult(def, lang, "error", message, [], { advise: false }));
+}
