@@ -6,6 +6,9 @@ export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutation.config.ts" },
   mutate: ["labs/33-mcp-lite/solution/src/**/*.ts"],
+  // Code that only runs on Windows is ignored (scripts/stryker-windows-only.mjs says what).
+  plugins: ["@stryker-mutator/vitest-runner", "./scripts/stryker-windows-only.mjs"],
+  ignorers: ["windows-only"],
   // No type checker: TypeScript 7 has no JavaScript API for Stryker to call, and a mutant
   // that does not compile simply fails its tests (tsx does not type-check).
   checkers: [],

@@ -24,24 +24,55 @@ export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-// After the leader exited, anything left in its group is ours to end.
-export async function reapGroup(pgid: number): Promise<void> {
+/** How often reapGroup looks again while members of the group are still alive. */
+export const GROUP_REAP_POLL_MS = 10;
+
+/** What reapGroup needs from the system and the clock; a test passes a fake one to step through its polls. */
+export interface ReapSystem {
+  /** SIGKILL to every member of the group; throws (ESRCH) when no member is left. */
+  killGroup(pgid: number): void;
+  hasLiveMembers(pgid: number): boolean;
+  now(): number;
+  pause(ms: number): Promise<void>;
+}
+
+export const realReapSystem: ReapSystem = {
+  killGroup: (pgid) => process.kill(-pgid, "SIGKILL"),
+  hasLiveMembers: (pgid) => groupHasLiveMembers(pgid),
+  now: () => Date.now(),
+  pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+// After the leader exited, anything left in its group is ours to end: kill it, then look
+// again every GROUP_REAP_POLL_MS until no member is alive, for GROUP_REAP_MS at most.
+export async function reapGroup(pgid: number, system: ReapSystem = realReapSystem): Promise<void> {
   // Stryker disable next-line ConditionalExpression: Windows only
   if (isWindows) return;
   try {
-    process.kill(-pgid, "SIGKILL");
+    system.killGroup(pgid);
   } catch {
     return; // no member left: the common case, and the cheap one
   }
-  const deadline = Date.now() + GROUP_REAP_MS;
-  while (groupHasLiveMembers(pgid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const deadline = system.now() + GROUP_REAP_MS;
+  while (system.hasLiveMembers(pgid) && system.now() < deadline) await system.pause(GROUP_REAP_POLL_MS);
 }
+
+/** How the group's members are read from /proc; a test passes a fake one whose entries vanish mid-scan. */
+export interface ProcReader {
+  /** The names in /proc. */
+  entries(): string[];
+  /** The text of /proc/<entry>/stat; throws when the process vanished since entries(). */
+  stat(entry: string): string;
+}
+
+export const realProc: ProcReader = {
+  entries: () => readdirSync("/proc"),
+  stat: (entry) => readFileSync(`/proc/${entry}/stat`, "utf8"),
+};
 
 // A killed process stays a zombie until its new parent reaps it, and not every init does;
 // zombies hold no resources, so only members in another state count as alive.
-export function groupHasLiveMembers(pgid: number): boolean {
+export function groupHasLiveMembers(pgid: number, proc: ProcReader = realProc): boolean {
   // Stryker disable all: the branch for systems without /proc; the mutation run is on Linux
   if (process.platform !== "linux") {
     try {
@@ -52,15 +83,15 @@ export function groupHasLiveMembers(pgid: number): boolean {
     }
   }
   // Stryker restore all
-  return listGroupMembers(pgid).some((member) => member.state !== "Z");
+  return listGroupMembers(pgid, proc).some((member) => member.state !== "Z");
 }
 
-export function listGroupMembers(pgid: number): Array<{ pid: number; state: string }> {
+export function listGroupMembers(pgid: number, proc: ProcReader = realProc): Array<{ pid: number; state: string }> {
   // Only runs when a group outlived its leader. /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."
   const members: Array<{ pid: number; state: string }> = [];
   let entries: string[];
   try {
-    entries = readdirSync("/proc");
+    entries = proc.entries();
   } catch {
     return members;
   }
@@ -68,12 +99,13 @@ export function listGroupMembers(pgid: number): Array<{ pid: number; state: stri
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      stat = proc.stat(entry);
     } catch {
-      continue;
+      continue; // the process ended between the listing and this read
     }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? "?" });
+    // The command name may hold spaces and parentheses: the fields start after its last ")".
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid) members.push({ pid: Number(entry), state: state! });
   }
   return members;
 }

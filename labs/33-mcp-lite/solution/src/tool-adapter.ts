@@ -4,12 +4,16 @@
 // the number of tools is capped, and a duplicate name refuses the whole list. Permission
 // comes from configuration only: a server cannot raise it by what it writes about itself.
 
-import { Ajv, type ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
 import { McpError } from "./errors.ts";
 import { isPlainObject, type Tool } from "./protocol.ts";
+import { checkSchema, compileSchema } from "./tool-schema.ts";
 import { decodeWholeCharacters } from "./utf8.ts";
 import { check, integerOption } from "./validate.ts";
 import type { CallOptions } from "./mcp-client.ts";
+
+// Kept here too: callers imported them from this module before tool-schema.ts existed.
+export { jsonDepth, MAX_PATTERN_LENGTH, riskyPattern } from "./tool-schema.ts";
 
 /** Permissions from least to most capable. */
 export const PERMISSIONS = ["read", "execute", "write"] as const;
@@ -23,9 +27,6 @@ export const DEFAULT_MAX_DESCRIPTION_BYTES = 1024;
 export const DEFAULT_MAX_SCHEMA_DEPTH = 10;
 /** Default largest serialized inputSchema, in bytes (16 KiB). */
 export const DEFAULT_MAX_SCHEMA_BYTES = 16 * 1024;
-/** Longest regular expression a schema's `pattern` or `patternProperties` may hold. */
-export const MAX_PATTERN_LENGTH = 256;
-
 // MCP's recommended tool-name alphabet; also used for server names in "server/tool".
 const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -131,21 +132,6 @@ export function capPermission(wanted: Permission, max: Permission): Permission {
   return PERMISSIONS.indexOf(wanted) <= PERMISSIONS.indexOf(max) ? wanted : max;
 }
 
-/** Deepest nesting of objects and arrays in a JSON value (a scalar is 0). */
-export function jsonDepth(value: unknown, limit = Infinity): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== "object") continue;
-    const level = depth + 1;
-    deepest = Math.max(deepest, level);
-    if (deepest > limit) return deepest; // enough to refuse; no need to walk the rest
-    for (const child of Object.values(node)) stack.push([child, level]);
-  }
-  return deepest;
-}
-
 type ResolvedAdapterOptions = Required<Omit<ToolAdapterOptions, "permissions">> & {
   permissions: Record<string, Permission>;
 };
@@ -188,39 +174,6 @@ function adaptOne(caller: ToolCaller, tool: unknown, index: number, config: Reso
   return defineTool(caller, name, description ?? "", schema, validate, config);
 }
 
-// The schema's own limits; returns a private copy, or why it is refused.
-function checkSchema(inputSchema: unknown, config: ResolvedAdapterOptions): Record<string, unknown> | string {
-  if (!isPlainObject(inputSchema)) return "inputSchema must be an object";
-  if (inputSchema.type !== "object") return 'inputSchema must have type "object"';
-  let schemaJson: string;
-  try {
-    schemaJson = JSON.stringify(inputSchema);
-  } catch {
-    return "inputSchema is not serializable";
-  }
-  const schemaBytes = Buffer.byteLength(schemaJson);
-  if (schemaBytes > config.maxSchemaBytes) return `inputSchema is ${schemaBytes} bytes, over maxSchemaBytes (${config.maxSchemaBytes})`;
-  const depth = jsonDepth(inputSchema, config.maxSchemaDepth);
-  if (depth > config.maxSchemaDepth) return `inputSchema nests deeper than maxSchemaDepth (${config.maxSchemaDepth})`;
-  const risky = riskyPattern(inputSchema);
-  if (risky) return `inputSchema has a regular expression that could run for a very long time: ${risky}`;
-  // A private copy: the server's object is never kept, so nothing can change it later.
-  return JSON.parse(schemaJson) as Record<string, unknown>;
-}
-
-// Compiles a schema with its own validator, or says why it cannot be.
-function compileSchema(schema: Record<string, unknown>): ValidateFunction | string {
-  // One validator per tool: a schema's $id registers it, so a shared instance would let
-  // one tool's schema collide with, or be $ref'd by, another's.
-  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
-  try {
-    if (!ajv.validateSchema(schema)) return `inputSchema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
-    return ajv.compile(schema);
-  } catch (error) {
-    return `inputSchema does not compile: ${(error as Error).message.slice(0, 200)}`;
-  }
-}
-
 // The frozen definition an agent registers; its call() checks arguments before sending.
 function defineTool(
   caller: ToolCaller,
@@ -256,35 +209,6 @@ function defineTool(
     },
   });
 }
-
-// Regular expressions in an untrusted schema run in this process (ajv compiles them to
-// RegExp), and a pattern like (a+)+$ can take exponential time on a crafted argument. Node
-// has no regex timeout, so refuse what is likely to backtrack badly: over-long patterns,
-// a quantified group that itself holds a quantifier (nested quantifiers), and back-references.
-// A heuristic: it refuses some harmless patterns and cannot prove a pattern safe.
-export function riskyPattern(schema: unknown): string | undefined {
-  const stack: unknown[] = [schema];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || typeof node !== "object") continue;
-    const record = node as Record<string, unknown>;
-    const patterns: unknown[] = [];
-    if (typeof record.pattern === "string") patterns.push(record.pattern);
-    if (isPlainObject(record.patternProperties)) patterns.push(...Object.keys(record.patternProperties));
-    for (const pattern of patterns as string[]) {
-      const shown = JSON.stringify(pattern.slice(0, 40));
-      if (pattern.length > MAX_PATTERN_LENGTH) return `${shown}… is longer than ${MAX_PATTERN_LENGTH} characters`;
-      if (NESTED_QUANTIFIER.test(pattern)) return `${shown} nests quantifiers`;
-      if (BACK_REFERENCE.test(pattern)) return `${shown} uses a back-reference`;
-    }
-    for (const child of Object.values(record)) stack.push(child);
-  }
-  return undefined;
-}
-
-// A group containing + * or {n,} that is itself followed by + * or {n,}: (a+)+, (\w*)*, (x{2,}){3,}
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\d*\})/;
-const BACK_REFERENCE = /\\[1-9]|\\k</;
 
 // Cuts text to at most maxBytes of UTF-8 on a character boundary, and drops control
 // characters other than newline and tab (they can hide text from a human reviewer).
