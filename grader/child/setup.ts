@@ -21,12 +21,10 @@ process.exit = ((code?: number | string | null) => {
   throw new Error(`process.exit unexpectedly called with "${code ?? process.exitCode ?? 0}"`);
 }) as typeof process.exit;
 
-// Workers are shared between test files (isolate: false), so a graded file that follows a
-// homework file in the same worker gets the configured timeouts back.
+// (vitest resets this config after every file, so with workers shared between files a graded
+// file that follows a homework file still gets the configured timeouts.)
 if (homeworkTimeoutMs > 0 && /[\\/]homework[\\/]/.test(expect.getState().testPath ?? "")) {
   vi.setConfig({ testTimeout: homeworkTimeoutMs, hookTimeout: homeworkTimeoutMs });
-} else {
-  vi.resetConfig();
 }
 
 beforeEach((ctx) => {
