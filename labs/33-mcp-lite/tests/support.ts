@@ -282,7 +282,7 @@ function madeBySubmission(origin: string): boolean {
 // could still move: the world is "still" when
 //   - this worker holds no timer, immediate, socket, request or other async resource made by
 //     the client or the test (the harness's own and vitest's are not counted), and
-//   - every process the client started is either finished (exited, every pipe closed) or a
+//   - every process the client started is either finished (exited, its pipes closed or ended) or a
 //     fixture server that reports (--state) nothing scheduled of its own, has read every byte
 //     the client wrote, whose every byte written reached the client, and that handled every
 //     signal sent to it.
