@@ -216,9 +216,11 @@ function testRunEnv(setup: GradeSetup, folders: GradeFolders, sandbox: SandboxKi
   };
 }
 
-// Leftovers: what outlived vitest (in the sandbox: what ns-init saw alive; everything in it is
-// dead now). Without a sandbox also anything carrying the grade's token or running in the
-// grade's directory, and any pid a fixture recorded that is still alive; those are killed.
+// Leftovers: what outlived vitest (in the sandbox: what ns-init saw alive; the kernel kills the
+// rest of the namespace with it, and when the run was stopped at the deadline it may still be
+// doing so: what carries the grade's token is waited for, not counted). Without a sandbox also
+// anything carrying the grade's token or running in the grade's directory, and any pid a
+// fixture recorded that is still alive; those are killed.
 async function leftoverProcesses(run: VitestRun, sandbox: SandboxKind, token: string, folders: GradeFolders): Promise<Array<{ pid: number; command: string }>> {
   const survivors = new Map<number, string>();
   for (const p of run.leftovers) survivors.set(p.pid, p.command ?? commandLine(p.pid));
@@ -227,6 +229,8 @@ async function leftoverProcesses(run: VitestRun, sandbox: SandboxKind, token: st
     for (const p of withCwdUnder(folders.runCwd)) survivors.set(p.pid, commandLine(p.pid));
     for (const pid of recordedPids(folders.fixtureRoot)) if (isPidAlive(pid)) survivors.set(pid, commandLine(pid));
     await killAndWait([...survivors.keys()]);
+  } else {
+    await killAndWait(withEnvToken(TOKEN_ENV, token).map((p) => p.pid));
   }
   return [...survivors].map(([pid, command]) => ({ pid: Number(pid), command }));
 }
