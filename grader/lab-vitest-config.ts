@@ -29,7 +29,7 @@ export function labVitestConfig(options: LabConfigOptions): ViteUserConfig {
   const escaped = options.alias.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return defineConfig({
     root: labDir,
-    resolve: { alias: [{ find: new RegExp(`^${escaped}`), replacement: `${submission}/` }] },
+    resolve: { alias: [...hostAlias(labDir, options.alias), { find: new RegExp(`^${escaped}`), replacement: `${submission}/` }] },
     test: {
       name: options.name,
       include: (process.env.LAB_TEST_FILES ?? options.include.join(",")).split(","),
@@ -37,7 +37,17 @@ export function labVitestConfig(options: LabConfigOptions): ViteUserConfig {
       testTimeout: LAB_TEST_TIMEOUT_MS,
       hookTimeout: LAB_TEST_TIMEOUT_MS,
       allowOnly: false,
-      env: { LAB_SUBMISSION_DIR: submission },
+      env: { LAB_SUBMISSION_DIR: submission, ...(process.env.LAB_CLIENT_HOST === "1" ? { LAB_CLIENT_HOST: "1" } : {}) },
     },
   });
+}
+
+// With LAB_CLIENT_HOST=1 (every grade) a lab that has a client proxy (host/proxy.ts) gets it
+// in place of the submission's entry module: the tests drive the submission's client in a
+// host process of its own, and no submission code loads in a test worker.
+function hostAlias(labDir: string, alias: string) {
+  const proxy = join(labDir, "host", "proxy.ts");
+  if (process.env.LAB_CLIENT_HOST !== "1" || !existsSync(proxy)) return [];
+  const escaped = alias.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return [{ find: new RegExp(`^${escaped}src/mcp-client\\.ts$`), replacement: proxy }];
 }

@@ -7,7 +7,7 @@ import { describe, it } from "vitest";
 import { msg } from "../tests/messages.ts";
 import { abortListeners, check, expectCode, HANG_MS, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { processesStarted, resetSpawnCalls } from "./spawn-recorder.ts";
+import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { expectClean, expectNoClientTimers, start } from "./support.ts";
 
 describe("rubric/lifecycle", () => {

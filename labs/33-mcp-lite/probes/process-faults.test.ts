@@ -12,7 +12,7 @@ import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { check, HANG_MS, initialize, received, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { processesStarted, resetSpawnCalls } from "./spawn-recorder.ts";
+import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { alivePids, escapedErrors, start } from "./support.ts";
 
 const CLOSE_WAIT_MS = HANG_MS + 2_000;

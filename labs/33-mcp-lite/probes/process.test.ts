@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { describe, it } from "vitest";
 import { check, HANG_MS, initialize, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { processesStarted, resetSpawnCalls, spawnCalls } from "./spawn-recorder.ts";
+import { clientProcessPid } from "../host/client-side.ts";
+import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.ts";
 import { alivePids, SEED, start } from "./support.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
@@ -32,7 +33,7 @@ describe("rubric/process", () => {
     check(direct, pmsg("shellBetween", { what: started.map((p) => [p.command, ...p.args].join(" ")).join(" | ") || "nothing" }));
     const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as { content?: unknown; argv?: string[]; ppid?: number; parent?: { exe?: string; argv?: string[] } };
     // And from the server's side: its parent is the process the client runs in.
-    check(seen?.ppid === process.pid, pmsg("notDirectChild", { parent: `${seen?.ppid} ${(seen?.parent?.argv ?? [seen?.parent?.exe]).join(" ")}` }));
+    check(seen?.ppid === clientProcessPid(), pmsg("notDirectChild", { parent: `${seen?.ppid} ${(seen?.parent?.argv ?? [seen?.parent?.exe]).join(" ")}` }));
     const argv = ((seen as any)?.argv ?? []) as string[];
     const after = argv.slice(argv.indexOf("--") + 1);
     check(argv.includes("--") && JSON.stringify(after) === JSON.stringify(ODD_ARGS), pmsg("argsMangled", { expected: ODD_ARGS, actual: after }));

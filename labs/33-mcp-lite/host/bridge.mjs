@@ -1,0 +1,86 @@
+// @ts-check
+// The worker thread that owns a test worker's connection to its client host (host-main.ts).
+// The test worker's main thread posts every request here, in order; requests that must be
+// answered at once (a constructor, a getter, an observer's count) are answered through a
+// SharedArrayBuffer the main thread waits on with Atomics.wait, so the tests keep their
+// synchronous reads; everything else (call outcomes, escaped errors, the host's exit) is
+// posted back as a message. The host's own stdout and stderr are the worker's: the
+// submission's console output shows where a test's does, and never mixes with the protocol.
+import { spawn } from "node:child_process";
+import { parentPort, workerData } from "node:worker_threads";
+
+/** @type {{ sab: SharedArrayBuffer, command: string[], env: Record<string,string>, cwd: string, maxLine: number }} */
+const { sab, command, env, cwd, maxLine } = workerData;
+const control = new Int32Array(sab, 0, 2);
+const data = new Uint8Array(sab, 8);
+const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
+
+/** @type {import("node:child_process").ChildProcess} */
+const host = spawn(String(command[0]), command.slice(1), { cwd, env, stdio: ["ignore", "inherit", "inherit", "pipe"], shell: false });
+const socket = /** @type {import("node:net").Socket} */ (host.stdio[3]);
+port.postMessage({ t: "pid", pid: host.pid });
+/** @type {Set<number>} */
+const syncSeqs = new Set();
+
+// Answers the main thread's one outstanding synchronous request.
+function answer(/** @type {string} */ line) {
+  const bytes = Buffer.from(line, "utf8");
+  const body = bytes.length <= data.length ? bytes : Buffer.from(JSON.stringify({ t: "reply", ok: false, error: { mcp: false, message: "the host's answer is too large" } }));
+  data.set(body);
+  Atomics.store(control, 1, body.length);
+  Atomics.store(control, 0, 1);
+  Atomics.notify(control, 0);
+}
+
+let buffer = "";
+let ended = false;
+socket.setEncoding("utf8");
+socket.on("data", (chunk) => {
+  buffer += chunk;
+  if (buffer.length > maxLine && buffer.indexOf("\n") === -1) {
+    buffer = "";
+    port.postMessage({ t: "fault", message: `the client's host sent a line over ${maxLine} bytes` });
+    host.kill("SIGKILL");
+    return;
+  }
+  let newline;
+  while ((newline = buffer.indexOf("\n")) !== -1) {
+    const line = buffer.slice(0, newline);
+    buffer = buffer.slice(newline + 1);
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      port.postMessage({ t: "fault", message: "the client's host sent a line that is not JSON" });
+      continue;
+    }
+    if (message?.t === "reply" && syncSeqs.has(message.seq)) {
+      syncSeqs.delete(message.seq);
+      answer(line);
+    } else port.postMessage(message);
+  }
+});
+socket.on("error", () => {});
+
+host.on("exit", (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
+  ended = true;
+  port.postMessage({ t: "exit", code, signal });
+  if (syncSeqs.size > 0) {
+    syncSeqs.clear();
+    answer(JSON.stringify({ t: "reply", ok: false, gone: true, error: { mcp: false, message: `the client's host process ended (exit ${code}, signal ${signal})` } }));
+  }
+});
+
+port.on("message", (/** @type {any} */ message) => {
+  if (message.t === "stop") {
+    host.kill("SIGKILL");
+    return;
+  }
+  if (message.sync) syncSeqs.add(message.seq);
+  if (ended) {
+    if (message.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, error: { mcp: false, message: "the client's host process has ended" } }));
+    else port.postMessage({ t: "settled", seq: message.seq, ok: false, gone: true, error: { mcp: false, message: "the client's host process has ended" } });
+    return;
+  }
+  socket.write(`${JSON.stringify(message)}\n`);
+});

@@ -1,0 +1,158 @@
+// The test worker's side of its connection to the client host: one host per worker
+// process, started on first use (and again after it died), through the bridge thread.
+// request() is synchronous (Atomics.wait on the bridge's answer, bounded); send() is not:
+// its outcome comes back as a "settled" message. Both keep one order, the order they were
+// made in, so a getter read after a call sees the host after that call.
+
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const projectRoot = join(here, "..", "..", "..");
+/** How long a synchronous request may wait for the host before the test calls it stuck (ms). */
+export const HOST_ANSWER_MS = Number(process.env.LAB_HOST_ANSWER_MS ?? 10_000);
+const SAB_BYTES = 16 * 1024 * 1024;
+
+/** Pids of the host processes this worker started (the grader's stray check skips them). */
+export const HOST_PIDS: Set<number> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab33.hostPids")] ??= new Set<number>()) as Set<number>;
+
+export class HostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "HostError";
+  }
+}
+
+type Settle = (message: any) => void;
+
+export class HostChannel {
+  private readonly worker: Worker;
+  private readonly control: Int32Array;
+  private readonly data: Uint8Array;
+  private seq = 0;
+  private readonly waiting = new Map<number, Settle>();
+  dead = false;
+  pid: number | undefined;
+  /** Functions handed to the host as stand-ins ({ $fn: id }). */
+  readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
+
+  constructor(entry: string) {
+    const sab = new SharedArrayBuffer(8 + SAB_BYTES);
+    this.control = new Int32Array(sab, 0, 2);
+    this.data = new Uint8Array(sab, 8);
+    const tsx = pathToFileURL(join(projectRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
+    const heap = process.env.LAB_HOST_HEAP_MB ? [`--max-old-space-size=${process.env.LAB_HOST_HEAP_MB}`] : [];
+    const command = [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && key !== "NODE_OPTIONS") env[key] = value;
+    env.LAB_IN_HOST = "1";
+    this.worker = new Worker(join(here, "bridge.mjs"), { workerData: { sab, command, env, cwd: process.cwd(), maxLine: MAX_HOST_LINE_BYTES } });
+    this.worker.unref();
+    this.worker.on("message", (message) => this.onMessage(message));
+    this.worker.on("error", (error) => this.fail(`the bridge to the client's host failed: ${error.message}`));
+  }
+
+  private onMessage(message: any): void {
+    if (message.t === "pid") {
+      this.pid = message.pid;
+      HOST_PIDS.add(message.pid);
+    } else if (message.t === "settled") {
+      const settle = this.waiting.get(message.seq);
+      this.waiting.delete(message.seq);
+      settle?.(message);
+    } else if (message.t === "callback") {
+      const fn = this.callbacks.get(message.fn);
+      const args = decodeValue(message.args);
+      fn?.(...(Array.isArray(args) ? args : []));
+    } else if (message.t === "escaped") {
+      const error = rebuild(message.error);
+      const emit = process.emit as unknown as (event: string, ...args: unknown[]) => boolean;
+      if (message.kind === "unhandledRejection") emit.call(process, "unhandledRejection", error, Promise.resolve());
+      else emit.call(process, "uncaughtException", error, "uncaughtException");
+    } else if (message.t === "exit") {
+      this.fail(`the client's host process ended (exit ${message.code}, signal ${message.signal})`);
+    } else if (message.t === "fault") {
+      this.fail(String(message.message));
+    }
+  }
+
+  private fail(why: string): void {
+    this.dead = true;
+    if (this.pid !== undefined) HOST_PIDS.delete(this.pid);
+    for (const [, settle] of this.waiting) settle({ ok: false, gone: true, error: { mcp: false, message: why } });
+    this.waiting.clear();
+  }
+
+  /** A request answered now: the host's reply, or a HostError when it cannot answer in time. */
+  request(message: object): any {
+    if (this.dead) throw new HostError("the client's host process has ended");
+    const seq = ++this.seq;
+    Atomics.store(this.control, 0, 0);
+    this.worker.postMessage({ ...message, seq, sync: true });
+    const outcome = Atomics.wait(this.control, 0, 0, HOST_ANSWER_MS);
+    if (outcome === "timed-out") {
+      this.worker.postMessage({ t: "stop" });
+      this.fail(`the client's host did not answer within ${HOST_ANSWER_MS} ms (is it stuck in a loop?)`);
+      throw new HostError(`the client's process did not answer within ${HOST_ANSWER_MS} ms: busy in a loop that never yields?`);
+    }
+    const length = Atomics.load(this.control, 1);
+    const text = Buffer.from(this.data.subarray(0, length)).toString("utf8");
+    return JSON.parse(text);
+  }
+
+  /** A call whose outcome comes later (the "settled" message). */
+  send(message: object): Promise<any> {
+    if (this.dead) return Promise.resolve({ ok: false, gone: true, error: { mcp: false, message: "the client's host process has ended" } });
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      this.waiting.set(seq, resolve);
+      this.worker.postMessage({ ...message, seq });
+    });
+  }
+
+  stop(): void {
+    this.worker.postMessage({ t: "stop" });
+  }
+}
+
+let current: HostChannel | undefined;
+
+/** This worker's host, started when first needed and again after it ended. */
+export function hostChannel(): HostChannel {
+  if (!current || current.dead) {
+    const dir = process.env.LAB_SUBMISSION_DIR ?? "";
+    const entry = join(dir, "src", "mcp-client.ts");
+    if (!existsSync(entry)) throw new HostError(`no client to host: ${entry} does not exist`);
+    current = new HostChannel(entry);
+  }
+  return current;
+}
+
+/** The host this worker has now, if any (for the observers' queries). */
+export function currentHost(): HostChannel | undefined {
+  return current && !current.dead ? current : undefined;
+}
+
+process.on("exit", () => {
+  for (const pid of HOST_PIDS) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+});
+
+/** An error as the host reported it, with the contract's fields. */
+export function rebuild(encoded: EncodedError, make: (message: string) => Error = (m) => new Error(m)): Error {
+  const error = make(String(encoded?.message ?? "error"));
+  if (typeof encoded?.name === "string") Object.defineProperty(error, "name", { value: encoded.name, configurable: true, writable: true });
+  Object.assign(error, errorFields(encoded ?? { mcp: false }));
+  if (typeof encoded?.stack === "string") error.stack = encoded.stack;
+  return error;
+}
+
+export { decodeValue };

@@ -1,0 +1,76 @@
+// The observers' counts from wherever the client under test runs: this process when the
+// tests import the client directly (LAB_CLIENT_HOST unset: the project's own suite, the
+// mutation runs), or the client's host process in a grade (LAB_CLIENT_HOST=1), where each
+// count is a synchronous query to the host. The test worker's own resources (the test's
+// timers) are still counted here, for stillness.
+
+import * as local from "../tests/observers.ts";
+import * as recorder from "../probes/spawn-recorder.ts";
+import type { SpawnCall } from "../probes/spawn-recorder.ts";
+import { currentHost, decodeValue } from "./channel.ts";
+import { signalId } from "./proxy.ts";
+
+/** True when the client under test runs in a host process of its own. */
+export const HOSTED = process.env.LAB_CLIENT_HOST === "1";
+
+function ask<T>(what: string, arg?: unknown, fallback?: T): T {
+  const host = currentHost();
+  if (!host) return fallback as T;
+  const reply = host.request({ t: "query", what, arg });
+  if (!reply.ok) throw new Error(String(reply.error?.message ?? "the client's host did not answer"));
+  return decodeValue(reply.value) as T;
+}
+
+export function installTimerTracker(): void {
+  local.installTimerTracker();
+}
+
+/** The client's timers alive now (opaque; compare with liveClientTimers). */
+export function timerSnapshot(): Set<unknown> {
+  return HOSTED ? new Set(ask<number[]>("timerSnapshot", undefined, [])) : local.timerSnapshot();
+}
+
+export function liveClientTimers(before?: Set<unknown>): string[] {
+  return HOSTED ? ask<string[]>("liveClientTimers", before ? [...before] : undefined, []) : local.liveClientTimers(before);
+}
+
+export function abortListeners(signal: AbortSignal): number {
+  if (!HOSTED) return local.abortListeners(signal);
+  const id = signalId(signal);
+  return id === undefined ? 0 : ask<number>("abortListeners", id, 0);
+}
+
+export function liveClientTimeoutListeners(): number {
+  return HOSTED ? ask<number>("liveClientTimeoutListeners", undefined, 0) : local.liveClientTimeoutListeners();
+}
+
+// Still only when both sides are: this worker holds nothing of the test's that could fire,
+// and the host reports the client's side still.
+export function stillness(): string | undefined {
+  const here = local.stillness();
+  if (!HOSTED || here === undefined) return here;
+  const there = ask<string | null>("stillness", undefined, null);
+  return there === null ? undefined : `${here}|${there}`;
+}
+
+export function startedCount(): number {
+  return HOSTED ? ask<number>("startedCount", undefined, 0) : recorder.startedCount();
+}
+
+export function processesStarted(): SpawnCall[] {
+  return HOSTED ? ask<SpawnCall[]>("processesStarted", undefined, []) : recorder.processesStarted();
+}
+
+export function spawnCalls(): SpawnCall[] {
+  return HOSTED ? ask<SpawnCall[]>("spawnCalls", undefined, []) : recorder.spawnCalls();
+}
+
+export function resetSpawnCalls(): void {
+  if (HOSTED) ask("resetSpawnCalls");
+  else recorder.resetSpawnCalls();
+}
+
+/** The pid of the process the client under test runs in (a server it spawns is its child). */
+export function clientProcessPid(): number | undefined {
+  return HOSTED ? currentHost()?.pid : process.pid;
+}
