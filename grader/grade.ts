@@ -200,6 +200,9 @@ function testRunEnv(setup: GradeSetup, folders: GradeFolders, sandbox: SandboxKi
     NO_COLOR: "1",
     CI: "1",
     LAB_SUBMISSION: copy,
+    // The client under test runs in a host process of its own, never in a test worker.
+    LAB_CLIENT_HOST: "1",
+    LAB_HOST_HEAP_MB: "512",
     LAB_VITEST_CONFIG: join(labDir, manifest.vitestConfig),
     LAB_CONFINE: confine,
     LAB_VIOLATION_LOG: violationLog,

@@ -9,6 +9,9 @@ import { beforeEach, expect, vi } from "vitest";
 import { commandLine, descendants, killAndWait } from "../procs.ts";
 
 const strayLog = process.env.LAB_STRAY_LOG;
+// The client hosts this worker started (labs/<lab>/host/channel.ts): the submission's code runs
+// in them, so they are not strays; what they start is.
+const hostPids = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
 
 // Homework tests are bonus: they get a tighter safety net than the graded tests, so a
 // hanging bonus test cannot dominate the time a learner waits for the verdict.
@@ -34,7 +37,7 @@ beforeEach((ctx) => {
   // Registered before the test body registers its own cleanup, so (hooks run as a stack)
   // this runs last: after the harness closed the client and killed what the fixture recorded.
   ctx.onTestFinished(async () => {
-    const strays = descendants(process.pid).filter((p) => !before.has(p.pid));
+    const strays = descendants(process.pid).filter((p) => !before.has(p.pid) && !hostPids.has(p.pid));
     if (strays.length > 0) {
       const records = strays.map((p) => ({ test: name, pid: p.pid, command: commandLine(p.pid) }));
       await killAndWait(strays.map((p) => p.pid));

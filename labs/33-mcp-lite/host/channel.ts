@@ -17,7 +17,7 @@ export const HOST_ANSWER_MS = Number(process.env.LAB_HOST_ANSWER_MS ?? 10_000);
 const SAB_BYTES = 16 * 1024 * 1024;
 
 /** Pids of the host processes this worker started (the grader's stray check skips them). */
-export const HOST_PIDS: Set<number> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab33.hostPids")] ??= new Set<number>()) as Set<number>;
+export const HOST_PIDS: Set<number> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
 
 export class HostError extends Error {
   constructor(message: string) {
@@ -49,6 +49,9 @@ export class HostChannel {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && key !== "NODE_OPTIONS") env[key] = value;
     env.LAB_IN_HOST = "1";
+    // In the host every resolution must stay inside the submission's copy (nothing of the
+    // harness loads after the submission does).
+    if (env.LAB_CONFINE) env.LAB_CONFINE_STRICT = "1";
     this.worker = new Worker(join(here, "bridge.mjs"), { workerData: { sab, command, env, cwd: process.cwd(), maxLine: MAX_HOST_LINE_BYTES } });
     this.worker.unref();
     this.worker.on("message", (message) => this.onMessage(message));
