@@ -39,6 +39,8 @@ export interface CorpusExpectation {
   mustPassOthers?: boolean;
   /** Grade the homework too (for entries whose defect a homework check must catch). */
   homework?: boolean;
+  /** Text a check's message must contain, by check id. */
+  checkMessageIncludes?: Record<string, string>;
 }
 
 export interface CorpusEntry {

@@ -16,11 +16,18 @@ const data = new Uint8Array(sab, 8);
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
 
 /** @type {import("node:child_process").ChildProcess} */
-const host = spawn(String(command[0]), command.slice(1), { cwd, env, stdio: ["ignore", "inherit", "inherit", "pipe"], shell: false });
+const host = spawn(String(command[0]), command.slice(1), { cwd, env, stdio: ["ignore", "inherit", "pipe", "pipe"], shell: false });
 const socket = /** @type {import("node:net").Socket} */ (host.stdio[3]);
 port.postMessage({ t: "pid", pid: host.pid });
 /** @type {Set<number>} */
 const syncSeqs = new Set();
+// The host's stderr passes through to the worker's; its last bytes are kept to tell an
+// out-of-memory death from another.
+let stderrTail = "";
+host.stderr?.on("data", (/** @type {Buffer} */ chunk) => {
+  process.stderr.write(chunk);
+  stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4096);
+});
 
 // Answers the main thread's one outstanding synchronous request.
 function answer(/** @type {string} */ line) {
@@ -64,7 +71,7 @@ socket.on("error", () => {});
 
 host.on("exit", (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
   ended = true;
-  port.postMessage({ t: "exit", code, signal });
+  port.postMessage({ t: "exit", code, signal, oom: /heap out of memory|Allocation failed/i.test(stderrTail) });
   if (syncSeqs.size > 0) {
     syncSeqs.clear();
     answer(JSON.stringify({ t: "reply", ok: false, gone: true, error: { mcp: false, message: `the client's host process ended (exit ${code}, signal ${signal})` } }));

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,6 +36,8 @@ export class HostChannel {
   private seq = 0;
   private readonly waiting = new Map<number, Settle>();
   dead = false;
+  /** Why the host ended, once it has. */
+  why = "";
   pid: number | undefined;
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
@@ -76,14 +79,17 @@ export class HostChannel {
       if (message.kind === "unhandledRejection") emit.call(process, "unhandledRejection", error, Promise.resolve());
       else emit.call(process, "uncaughtException", error, "uncaughtException");
     } else if (message.t === "exit") {
-      this.fail(`the client's host process ended (exit ${message.code}, signal ${message.signal})`);
+      const oom = message.oom ? msg("hostOom", { mb: process.env.LAB_HOST_HEAP_MB ?? "?" }) : "";
+      this.fail(msg("hostEnded", { code: message.code, signal: message.signal, oom }));
     } else if (message.t === "fault") {
       this.fail(String(message.message));
     }
   }
 
   private fail(why: string): void {
+    if (this.dead) return;
     this.dead = true;
+    this.why = why;
     if (this.pid !== undefined) HOST_PIDS.delete(this.pid);
     for (const [, settle] of this.waiting) settle({ ok: false, gone: true, error: { mcp: false, message: why } });
     this.waiting.clear();
@@ -91,15 +97,15 @@ export class HostChannel {
 
   /** A request answered now: the host's reply, or a HostError when it cannot answer in time. */
   request(message: object): any {
-    if (this.dead) throw new HostError("the client's host process has ended");
+    if (this.dead) throw new HostError(this.why || msg("hostGone"));
     const seq = ++this.seq;
     Atomics.store(this.control, 0, 0);
     this.worker.postMessage({ ...message, seq, sync: true });
     const outcome = Atomics.wait(this.control, 0, 0, HOST_ANSWER_MS);
     if (outcome === "timed-out") {
       this.worker.postMessage({ t: "stop" });
-      this.fail(`the client's host did not answer within ${HOST_ANSWER_MS} ms (is it stuck in a loop?)`);
-      throw new HostError(`the client's process did not answer within ${HOST_ANSWER_MS} ms: busy in a loop that never yields?`);
+      this.fail(msg("hostStuck", { ms: HOST_ANSWER_MS }));
+      throw new HostError(msg("hostStuck", { ms: HOST_ANSWER_MS }));
     }
     const length = Atomics.load(this.control, 1);
     const text = Buffer.from(this.data.subarray(0, length)).toString("utf8");
@@ -108,7 +114,7 @@ export class HostChannel {
 
   /** A call whose outcome comes later (the "settled" message). */
   send(message: object): Promise<any> {
-    if (this.dead) return Promise.resolve({ ok: false, gone: true, error: { mcp: false, message: "the client's host process has ended" } });
+    if (this.dead) return Promise.resolve({ ok: false, gone: true, error: { mcp: false, message: this.why || msg("hostGone") } });
     const seq = ++this.seq;
     return new Promise((resolve) => {
       this.waiting.set(seq, resolve);

@@ -6,6 +6,22 @@ import { filler } from "../../../grader/message-template.ts";
 export { LANG, say, type Lang } from "../../../grader/message-template.ts";
 
 const catalog = {
+  hostEnded: {
+    zh: "客户端所在的进程意外结束了（exit {code}，信号 {signal}）：提交的代码让它崩溃或退出了{oom}",
+    en: "the process the client runs in ended unexpectedly (exit {code}, signal {signal}): the submission's code crashed or exited it{oom}",
+  },
+  hostOom: {
+    zh: "；它耗尽了内存（堆上限 {mb} MiB）",
+    en: "; it ran out of memory (heap limit {mb} MiB)",
+  },
+  hostGone: {
+    zh: "客户端所在的进程已经结束，这个客户端不能再用",
+    en: "the process the client ran in has ended; this client cannot be used any more",
+  },
+  hostStuck: {
+    zh: "客户端所在的进程 {ms} ms 内没有应答：提交的代码卡在一个从不让出的循环里？",
+    en: "the process the client runs in did not answer within {ms} ms: is the submission stuck in a loop that never yields?",
+  },
   hung: {
     zh: "挂起：{label} 在 {ms} ms 内既没有 resolve 也没有 reject",
     en: "hung: {label} never settled within {ms} ms",
