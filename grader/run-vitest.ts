@@ -4,6 +4,7 @@
 // result channel (sandbox/channel.ts), never from a file or from its stdout (which the
 // submission shares).
 
+import { chmodSync, copyFileSync, existsSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { bound, type BoundedOutcome } from "./bounded-run.ts";
@@ -119,7 +120,7 @@ async function afterExit(payload: Payload, channel: ReturnType<typeof readChanne
 // vitest's command line: its own entry, the grade's config, the reporters.
 function vitestCommand(options: VitestRunOptions): string[] {
   const vitest = join(options.root, "node_modules", "vitest", "vitest.mjs");
-  return [process.execPath, vitest, "run", "--config", options.configFile, "--configLoader", "runner", ...options.reporters.map((r) => `--reporter=${r}`)];
+  return [executeOnlyNode(options.gradeDir), vitest, "run", "--config", options.configFile, "--configLoader", "runner", ...options.reporters.map((r) => `--reporter=${r}`)];
 }
 
 // Scans the child's process tree every TREE_SCAN_MS; `stop` ends the scans and (without a
@@ -151,4 +152,19 @@ export function stillAlive(seen: Map<number, ProcInfo>): ProcInfo[] {
     if (isLive(now) && now.startTicks === p.startTicks) out.push(now);
   }
   return out;
+}
+
+// A copy of Node that its user may execute but not read (mode 0111), for vitest's main process
+// and its workers, which hold the result channel, its key and the test code. The kernel marks
+// a process started from a file it cannot read as not dumpable: a process of the same user (the
+// client's host, anything it starts) can then neither read its memory (/proc/<pid>/mem), nor
+// take its file descriptors (pidfd_getfd), nor ptrace it. Root reads it anyway, so this holds
+// where the run is not root: always inside the sandbox, and for a non-root grader without one.
+export function executeOnlyNode(gradeDir: string): string {
+  const copy = join(gradeDir, "node");
+  if (!existsSync(copy)) {
+    copyFileSync(process.execPath, copy);
+    chmodSync(copy, 0o111);
+  }
+  return copy;
 }
