@@ -16,7 +16,7 @@ import { DEFAULT_LAB, maxScoreOf, type CheckStatus, type LabManifest, type Lang 
 import { findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
 import { commandLine, isPidAlive, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { todoMarkers, todoProgress } from "./report/progress.ts";
-import { readJsonLines, recordedPids, resultsFromRecords } from "./run-records.ts";
+import { leftoverRecords, recordedPids, resultsFromRecords } from "./run-records.ts";
 import { runVitest, type VitestRun } from "./run-vitest.ts";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
 
@@ -157,8 +157,8 @@ function checksOfRun(setup: GradeSetup, folders: GradeFolders, run: VitestRun, m
     json: resultsFromRecords(run.records),
     run,
     progress: run.records.filter((r) => r.event === "start" || r.event === "end" || r.event === "unhandled") as unknown as ProgressRecord[],
-    workspaces: readJsonLines<WorkspaceRecord>(join(folders.scratch, "workspaces.jsonl")),
-    strays: readJsonLines<StrayRecord>(join(folders.scratch, "strays.jsonl")),
+    workspaces: leftoverRecords<WorkspaceRecord>(run.records, "workspaces"),
+    strays: leftoverRecords<StrayRecord>(run.records, "strays"),
     survivors: more.survivors,
     deadlineMs: setup.deadlineMs,
     homeworkFiles: more.homework,
@@ -212,8 +212,6 @@ function testRunEnv(setup: GradeSetup, folders: GradeFolders, sandbox: SandboxKi
     LAB_HANG_MS: String(hangMs),
     LAB_HOMEWORK_TIMEOUT_MS: String(3 * hangMs),
     LAB_FIXTURE_ROOT: fixtureRoot,
-    LAB_WORKSPACE_LOG: join(scratch, "workspaces.jsonl"),
-    LAB_STRAY_LOG: join(scratch, "strays.jsonl"),
     LAB_GRADE_CACHE_DIR: join(scratch, "cache"),
     [TOKEN_ENV]: token,
   };

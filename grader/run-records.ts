@@ -61,3 +61,16 @@ export function recordedPids(fixtureRoot: string): number[] {
   }
   return pids;
 }
+
+// What the tests left behind (kind "workspaces" or "strays"), from the channel's "end" records:
+// the worker's setup file put them in each test's result (child/setup.ts).
+export function leftoverRecords<T>(records: Array<Record<string, unknown>>, kind: string): T[] {
+  const out: T[] = [];
+  for (const r of records) {
+    if (r.event !== "end" || !Array.isArray(r.leftovers)) continue;
+    for (const item of r.leftovers as Array<{ kind?: unknown; record?: unknown }>) {
+      if (item && item.kind === kind && item.record && typeof item.record === "object") out.push(item.record as T);
+    }
+  }
+  return out;
+}

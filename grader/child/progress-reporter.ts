@@ -69,6 +69,8 @@ export default class ProgressReporter implements Reporter {
       title: test.name,
       state: result.state,
       errors: (result.errors ?? []).map((e) => String(e.message ?? "")).slice(0, 3),
+      // What the test left behind, as the worker's setup file recorded it (child/setup.ts).
+      leftovers: ((test.meta() as { labRecords?: unknown[] }).labRecords ?? []).slice(0, 50),
     });
   }
 

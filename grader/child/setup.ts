@@ -2,13 +2,11 @@
 // the lab's own setup). Per test it names the running test for the fixture workspaces'
 // records, and after the test's own cleanup it catches processes the submission started
 // itself: any live descendant of this worker that did not exist when the test began.
-// Those are SIGKILLed and written, with the test's name, to $LAB_STRAY_LOG.
+// Those are SIGKILLed and recorded, with the test's name, in the test's result (below).
 
-import { appendFileSync } from "node:fs";
 import { beforeEach, expect, vi } from "vitest";
 import { commandLine, descendants, killAndWait } from "../procs.ts";
 
-const strayLog = process.env.LAB_STRAY_LOG;
 // The client hosts this worker started (labs/<lab>/host/channel.ts): the submission's code runs
 // in them, so they are not strays; what they start is.
 const hostPids = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
@@ -30,8 +28,20 @@ if (homeworkTimeoutMs > 0 && /[\\/]homework[\\/]/.test(expect.getState().testPat
   vi.setConfig({ testTimeout: homeworkTimeoutMs, hookTimeout: homeworkTimeoutMs });
 }
 
+// What a test left behind (fixture workspaces' leftovers, strays) goes into that test's meta,
+// which reaches vitest's main process with the test's result and is signed onto the result
+// channel there: no file in the scratch folder, where the client's process could rewrite it.
+const MAX_RECORDS_PER_TEST = 50;
+let currentMeta: { labRecords?: Array<{ kind: string; record: object }> } | undefined;
+(globalThis as Record<symbol, unknown>)[Symbol.for("lab.record")] = (kind: string, record: object) => {
+  if (!currentMeta) return;
+  const list = (currentMeta.labRecords ??= []);
+  if (list.length < MAX_RECORDS_PER_TEST) list.push({ kind, record });
+};
+
 beforeEach((ctx) => {
   const name = [...ancestorNames(ctx.task), ctx.task.name].join(" > ");
+  currentMeta = ctx.task.meta as typeof currentMeta;
   process.env.LAB_CURRENT_TEST = name;
   const before = new Set(descendants(process.pid).map((p) => p.pid));
   // Registered before the test body registers its own cleanup, so (hooks run as a stack)
@@ -41,7 +51,8 @@ beforeEach((ctx) => {
     if (strays.length > 0) {
       const records = strays.map((p) => ({ test: name, pid: p.pid, command: commandLine(p.pid) }));
       await killAndWait(strays.map((p) => p.pid));
-      if (strayLog) for (const record of records) appendFileSync(strayLog, `${JSON.stringify(record)}\n`);
+      const take = (globalThis as Record<symbol, unknown>)[Symbol.for("lab.record")] as (kind: string, record: object) => void;
+      for (const record of records) take("strays", record);
     }
     delete process.env.LAB_CURRENT_TEST;
   });
