@@ -16,6 +16,7 @@ import { DEFAULT_LAB, maxScoreOf, type CheckStatus, type LabManifest, type Lang 
 import { findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
 import { commandLine, isPidAlive, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
 import { todoMarkers, todoProgress } from "./report/progress.ts";
+import { buildHostBundle } from "./host-bundle.ts";
 import { leftoverRecords, recordedPids, resultsFromRecords } from "./run-records.ts";
 import { runVitest, type VitestRun } from "./run-vitest.ts";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
@@ -116,6 +117,7 @@ async function gradeCopy(setup: GradeSetup, options: GradeOptions, sandbox: Sand
   phases.copyMs = Date.now() - started;
   const only = findOnly(folders.copy);
   if (only.length > 0) return fail(t("onlyRefused", lang, { where: only.slice(0, 3).join(", ") }));
+  const hostBundle = buildHostBundle(labDir, folders.copy, manifest.entry);
   const hide = await hiddenPaths();
   const confine = JSON.stringify({ copy: folders.copy, allow: manifest.allowedPackages ?? [], root: ROOT, hide });
   const checks = startPreflight(setup, folders, sandbox, hide, confine);
@@ -136,7 +138,7 @@ async function gradeCopy(setup: GradeSetup, options: GradeOptions, sandbox: Sand
     hide,
     gradeDir: folders.gradeDir,
     scratch: folders.scratch,
-    env: testRunEnv(setup, folders, sandbox, confine, files, token),
+    env: { ...testRunEnv(setup, folders, sandbox, confine, files, token), ...(hostBundle ? { LAB_HOST_HARNESS: hostBundle.harness, LAB_HOST_SUBMISSION: hostBundle.submission } : {}) },
   });
   phases.testsEndMs = Date.now() - started;
   const verdict = await checks.preflight;

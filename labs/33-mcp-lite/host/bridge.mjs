@@ -69,12 +69,15 @@ socket.on("data", (chunk) => {
 });
 socket.on("error", () => {});
 
+/** @type {{ code: number | null, signal: string | null, oom: boolean } | undefined} */
+let exit;
 host.on("exit", (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
   ended = true;
-  port.postMessage({ t: "exit", code, signal, oom: /heap out of memory|Allocation failed/i.test(stderrTail) });
+  exit = { code, signal, oom: /heap out of memory|Allocation failed/i.test(stderrTail) };
+  port.postMessage({ t: "exit", ...exit });
   if (syncSeqs.size > 0) {
     syncSeqs.clear();
-    answer(JSON.stringify({ t: "reply", ok: false, gone: true, error: { mcp: false, message: `the client's host process ended (exit ${code}, signal ${signal})` } }));
+    answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
   }
 });
 
@@ -85,8 +88,8 @@ port.on("message", (/** @type {any} */ message) => {
   }
   if (message.sync) syncSeqs.add(message.seq);
   if (ended) {
-    if (message.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, error: { mcp: false, message: "the client's host process has ended" } }));
-    else port.postMessage({ t: "settled", seq: message.seq, ok: false, gone: true, error: { mcp: false, message: "the client's host process has ended" } });
+    if (message.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
+    else port.postMessage({ t: "settled", seq: message.seq, ok: false, gone: true, exit });
     return;
   }
   socket.write(`${JSON.stringify(message)}\n`);

@@ -48,7 +48,11 @@ export class HostChannel {
     this.data = new Uint8Array(sab, 8);
     const tsx = pathToFileURL(join(projectRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
     const heap = process.env.LAB_HOST_HEAP_MB ? [`--max-old-space-size=${process.env.LAB_HOST_HEAP_MB}`] : [];
-    const command = [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
+    // In a grade both files come prebuilt (grader/host-bundle.ts): plain node, no TypeScript loader.
+    const bundled = process.env.LAB_HOST_HARNESS && process.env.LAB_HOST_SUBMISSION;
+    const command = bundled
+      ? [process.execPath, ...heap, "--enable-source-maps", process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
+      : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && key !== "NODE_OPTIONS") env[key] = value;
     env.LAB_IN_HOST = "1";
@@ -79,8 +83,7 @@ export class HostChannel {
       if (message.kind === "unhandledRejection") emit.call(process, "unhandledRejection", error, Promise.resolve());
       else emit.call(process, "uncaughtException", error, "uncaughtException");
     } else if (message.t === "exit") {
-      const oom = message.oom ? msg("hostOom", { mb: process.env.LAB_HOST_HEAP_MB ?? "?" }) : "";
-      this.fail(msg("hostEnded", { code: message.code, signal: message.signal, oom }));
+      this.fail(endedMessage(message));
     } else if (message.t === "fault") {
       this.fail(String(message.message));
     }
@@ -109,7 +112,12 @@ export class HostChannel {
     }
     const length = Atomics.load(this.control, 1);
     const text = Buffer.from(this.data.subarray(0, length)).toString("utf8");
-    return JSON.parse(text);
+    const reply = JSON.parse(text);
+    if (reply.gone) {
+      this.fail(reply.exit ? endedMessage(reply.exit) : msg("hostGone"));
+      throw new HostError(this.why);
+    }
+    return reply;
   }
 
   /** A call whose outcome comes later (the "settled" message). */
@@ -117,7 +125,10 @@ export class HostChannel {
     if (this.dead) return Promise.resolve({ ok: false, gone: true, error: { mcp: false, message: this.why || msg("hostGone") } });
     const seq = ++this.seq;
     return new Promise((resolve) => {
-      this.waiting.set(seq, resolve);
+      this.waiting.set(seq, (reply) => {
+        if (reply.gone && !reply.error) reply.error = { mcp: false, message: reply.exit ? endedMessage(reply.exit) : msg("hostGone") };
+        resolve(reply);
+      });
       this.worker.postMessage({ ...message, seq });
     });
   }
@@ -125,6 +136,12 @@ export class HostChannel {
   stop(): void {
     this.worker.postMessage({ t: "stop" });
   }
+}
+
+// Why the host ended, in the learner's language (an out-of-memory death named as such).
+function endedMessage(exit: { code?: unknown; signal?: unknown; oom?: unknown }): string {
+  const oom = exit.oom ? msg("hostOom", { mb: process.env.LAB_HOST_HEAP_MB ?? "?" }) : "";
+  return msg("hostEnded", { code: exit.code ?? null, signal: exit.signal ?? null, oom });
 }
 
 let current: HostChannel | undefined;

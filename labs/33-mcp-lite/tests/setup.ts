@@ -5,3 +5,6 @@ import "../probes/spawn-recorder.ts";
 import { installTimerTracker } from "./support.ts";
 
 installTimerTracker();
+// In a grade the client lives in a host process (../host/): start it now, while vitest still
+// collects the file, rather than when the first test makes a client.
+if (process.env.LAB_CLIENT_HOST === "1") (await import("../host/channel.ts")).hostChannel();
