@@ -117,7 +117,7 @@ async function gradeCopy(setup: GradeSetup, options: GradeOptions, sandbox: Sand
   phases.copyMs = Date.now() - started;
   const only = findOnly(folders.copy);
   if (only.length > 0) return fail(t("onlyRefused", lang, { where: only.slice(0, 3).join(", ") }));
-  const hostBundle = buildHostBundle(labDir, folders.copy, manifest.entry);
+  const hostBundle = await buildHostBundle(labDir, folders.copy, manifest.entry);
   const hide = await hiddenPaths();
   const confine = JSON.stringify({ copy: folders.copy, allow: manifest.allowedPackages ?? [], root: ROOT, hide });
   const checks = startPreflight(setup, folders, sandbox, hide, confine);

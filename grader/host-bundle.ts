@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { buildSync, type Plugin } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 /** Where the bundles go: inside the copy, so that the strict guard counts them as the copy's. */
 export const HOST_BUNDLE_DIR = ".lab-host";
@@ -23,7 +23,7 @@ export interface HostBundle {
 // Bundles the host harness and the submission; undefined when the lab has no host or a
 // bundle cannot be built (a syntax error: the type check reports it, and the hosts then
 // load the submission through tsx and fail as the import would).
-export function buildHostBundle(labDir: string, copy: string, entry: string): HostBundle | undefined {
+export async function buildHostBundle(labDir: string, copy: string, entry: string): Promise<HostBundle | undefined> {
   const hostMain = join(labDir, "host", "host-main.ts");
   if (!existsSync(hostMain)) return undefined;
   const out = join(copy, HOST_BUNDLE_DIR);
@@ -31,8 +31,11 @@ export function buildHostBundle(labDir: string, copy: string, entry: string): Ho
   try {
     mkdirSync(out, { recursive: true });
     const common = { bundle: true, format: "esm" as const, platform: "node" as const, target: "node20", sourcemap: "inline" as const, sourcesContent: false, logLevel: "silent" as const, write: true };
-    buildSync({ ...common, entryPoints: [hostMain], outfile: bundle.harness, packages: "external", plugins: [keepGuardExternal()] });
-    buildSync({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, plugins: [onlyInside(copy)] });
+    // (esbuild runs plugins only in its asynchronous API.)
+    await Promise.all([
+      build({ ...common, entryPoints: [hostMain], outfile: bundle.harness, packages: "external", plugins: [keepGuardExternal()] }),
+      build({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, plugins: [onlyInside(copy)] }),
+    ]);
     return bundle;
   } catch {
     return undefined;

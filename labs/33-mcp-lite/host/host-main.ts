@@ -9,7 +9,7 @@
 
 import { Socket } from "node:net";
 import { pathToFileURL } from "node:url";
-import { abortListeners, guardStackTraces, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, stillness, timerSnapshot } from "../tests/observers.ts";
+import { abortListeners, untracked, guardStackTraces, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, stillness, timerSnapshot } from "../tests/observers.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls, startedCount } from "../probes/spawn-recorder.ts";
 import { encodeError, encodeValue, unpackArgs } from "./wire.ts";
 
@@ -23,7 +23,9 @@ process.exit = ((code?: number | string | null) => {
 }) as typeof process.exit;
 
 const socket = new Socket({ fd: 3, readable: true, writable: true });
-const send = (message: object): void => void socket.write(`${JSON.stringify(message)}\n`);
+// The host's own writes are not the client's activity: not tracked (and not traced, which
+// would cost a stack capture per message).
+const send = (message: object): void => untracked(() => void socket.write(`${JSON.stringify(message)}\n`));
 // What escapes the client (an uncaught exception, an unhandled rejection) goes to the worker,
 // which raises it there, where the test runner sees it as it would in-process.
 const escaped = (kind: string) => (error: unknown) => send({ t: "escaped", kind, error: encodeError(error, isMcp) });
