@@ -42,7 +42,10 @@ export class HostChannel {
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
-  constructor(entry: string) {
+  private readonly answerMs: number;
+
+  constructor(entry: string, options: { answerMs?: number } = {}) {
+    this.answerMs = options.answerMs ?? HOST_ANSWER_MS;
     const sab = new SharedArrayBuffer(8 + SAB_BYTES);
     this.control = new Int32Array(sab, 0, 2);
     this.data = new Uint8Array(sab, 8);
@@ -104,11 +107,11 @@ export class HostChannel {
     const seq = ++this.seq;
     Atomics.store(this.control, 0, 0);
     this.worker.postMessage({ ...message, seq, sync: true });
-    const outcome = Atomics.wait(this.control, 0, 0, HOST_ANSWER_MS);
+    const outcome = Atomics.wait(this.control, 0, 0, this.answerMs);
     if (outcome === "timed-out") {
       this.worker.postMessage({ t: "stop" });
-      this.fail(msg("hostStuck", { ms: HOST_ANSWER_MS }));
-      throw new HostError(msg("hostStuck", { ms: HOST_ANSWER_MS }));
+      this.fail(msg("hostStuck", { ms: this.answerMs }));
+      throw new HostError(this.why);
     }
     const length = Atomics.load(this.control, 1);
     const text = Buffer.from(this.data.subarray(0, length)).toString("utf8");

@@ -1,0 +1,113 @@
+// The client host (labs/33-mcp-lite/host/): the proxy gives the tests CONTRACT §1's surface
+// over a client that lives in another process, and the channel survives a host that dies or
+// never answers.
+
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createFixtureWorkspace, isAlive } from "../../fixtures/index.ts";
+import { HostChannel, HostError } from "../../labs/33-mcp-lite/host/channel.ts";
+import { McpClient, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "../../labs/33-mcp-lite/host/proxy.ts";
+import { decodeValue, encodeError, encodeValue, packArgs, unpackArgs } from "../../labs/33-mcp-lite/host/wire.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "lab33-host-test-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// A one-file "submission" for the channel's own tests.
+function submission(name: string, body: string): string {
+  const dir = join(scratch, name, "src");
+  mkdirSync(dir, { recursive: true });
+  const entry = join(dir, "mcp-client.ts");
+  writeFileSync(entry, `export class McpError extends Error { code = "X"; }\n${body}\n`);
+  return entry;
+}
+
+describe("the client proxy", () => {
+  it("throws the constructor's McpError synchronously, with its code", () => {
+    let thrown: unknown;
+    try {
+      new McpClient({ executable: "" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(McpError);
+    expect(thrown).toMatchObject({ code: "MCP_INVALID_ARGUMENT" });
+  });
+
+  it("drives a real client in the host: calls, getters, an abort forwarded in order, close", async () => {
+    const ws = createFixtureWorkspace();
+    const client = new McpClient({ ...ws.command(), timeoutMs: 10_000 });
+    try {
+      expect(client.initialized).toBe(false);
+      await client.initialize();
+      expect(client.initialized).toBe(true);
+      const pid = client.pid;
+      expect(typeof pid).toBe("number");
+      await expect(client.callTool("echo", { value: "ok ✓" })).resolves.toEqual({ content: "ok ✓" });
+      const controller = new AbortController();
+      const never = client.callTool("never", {}, { signal: controller.signal });
+      expect(client.pendingCount).toBe(1);
+      controller.abort(new Error("user"));
+      await expect(never).rejects.toMatchObject({ code: "MCP_ABORTED" });
+      expect(client.pendingCount).toBe(0);
+      await expect(client.callTool("fail", {})).rejects.toMatchObject({ code: "MCP_ERROR", remoteCode: -32000 });
+      await client.close();
+      expect(isAlive(pid!)).toBe(false);
+      expect(client.stderr).toMatchObject({ truncated: false });
+    } finally {
+      await client.close();
+      await ws.cleanup();
+    }
+  });
+
+  it("exports the submission's data exports", () => {
+    expect(SUPPORTED_PROTOCOL_VERSIONS?.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the host channel", () => {
+  it("fails what was in flight when the host dies, naming it, and refuses further use", async () => {
+    const entry = submission("dies", `export class McpClient { constructor() {} callTool() { setTimeout(() => process.reallyExit(9), 10); return new Promise(() => {}); } }`);
+    const channel = new HostChannel(entry);
+    expect(channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toMatchObject({ ok: true });
+    const outcome = await channel.send({ t: "call", client: 1, op: "callTool", args: packArgs([]) });
+    expect(outcome).toMatchObject({ ok: false, gone: true });
+    expect(String(outcome.error.message)).toMatch(/exit 9|9/);
+    expect(channel.dead).toBe(true);
+    expect(() => channel.request({ t: "get", client: 1 })).toThrow(HostError);
+  });
+
+  it("gives up on a host that never answers, within its answer deadline, and stops it", () => {
+    const entry = submission("stuck", `export class McpClient { constructor() { for (;;) {} } }`);
+    const channel = new HostChannel(entry, { answerMs: 3_000 });
+    expect(() => channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toThrow(HostError);
+    expect(channel.dead).toBe(true);
+  });
+});
+
+describe("the wire", () => {
+  it("keeps undefined, JSON and unserializable values apart", () => {
+    expect(decodeValue(encodeValue(undefined))).toBeUndefined();
+    expect(decodeValue(encodeValue({ a: [1, "é"] }))).toEqual({ a: [1, "é"] });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(decodeValue(encodeValue(cycle))).toHaveProperty("[unserializable]");
+    expect(decodeValue(undefined)).toEqual({ "[unreadable]": true });
+  });
+
+  it("sends arguments as structured clones, functions replaced by a marker", () => {
+    const cycle: Record<string, unknown> = { n: 1n };
+    cycle.self = cycle;
+    const [back] = unpackArgs(packArgs([cycle])) as [Record<string, unknown>];
+    expect(back.self).toBe(back);
+    expect(unpackArgs(packArgs([() => 1]))).toEqual(["[function]"]);
+  });
+
+  it("reads only the contract's fields of a hostile error, whose getters throw", () => {
+    const hostile = Object.defineProperty(new Error("x"), "code", { get: () => { throw new Error("boom"); }, enumerable: true });
+    const encoded = encodeError(Object.assign(hostile, { stderr: 42, cause: { code: "ENOENT" } }), () => true);
+    expect(encoded).toMatchObject({ mcp: true, message: "x", stderr: 42, cause: { code: "ENOENT" } });
+    expect(encoded.code).toBeUndefined();
+  });
+});
