@@ -71,7 +71,20 @@ socket.on("error", () => {});
 
 /** @type {{ code: number | null, signal: string | null, oom: boolean } | undefined} */
 let exit;
-host.on("exit", (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
+let stderrEnded = false;
+host.stderr?.on("end", () => (stderrEnded = true));
+host.on("exit", async (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
+  // V8's last words ("heap out of memory") may still be in the pipe: read to its end, which
+  // comes with the process's death unless something it started holds it open (then 1 s).
+  if (!stderrEnded && host.stderr) {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 1_000);
+      host.stderr?.once("end", () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+  }
   ended = true;
   exit = { code, signal, oom: /heap out of memory|Allocation failed/i.test(stderrTail) };
   port.postMessage({ t: "exit", ...exit });
