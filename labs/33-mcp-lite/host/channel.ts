@@ -54,7 +54,7 @@ export class HostChannel {
     // In a grade both files come prebuilt (grader/host-bundle.ts): plain node, no TypeScript loader.
     const bundled = process.env.LAB_HOST_HARNESS && process.env.LAB_HOST_SUBMISSION;
     const command = bundled
-      ? [process.execPath, ...heap, "--enable-source-maps", process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
+      ? [process.execPath, ...heap, process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
       : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && key !== "NODE_OPTIONS") env[key] = value;

@@ -9,6 +9,7 @@ import * as recorder from "../probes/spawn-recorder.ts";
 import type { SpawnCall } from "../probes/spawn-recorder.ts";
 import { currentHost, decodeValue } from "./channel.ts";
 import { signalId } from "./proxy.ts";
+import { realSetTimeout, untracked } from "../tests/observers.ts";
 
 /** True when the client under test runs in a host process of its own. */
 export const HOSTED = process.env.LAB_CLIENT_HOST === "1";
@@ -73,4 +74,19 @@ export function resetSpawnCalls(): void {
 /** The pid of the process the client under test runs in (a server it spawns is its child). */
 export function clientProcessPid(): number | undefined {
   return HOSTED ? currentHost()?.pid : process.pid;
+}
+
+// Aborts `controller` after `ms` on a timer in the client's own process, so that it races the
+// client's timers of the same duration in the order they were made (timers of one process
+// fire in creation order; across processes nothing orders them). The signal must have been
+// handed to the client already. Returns a cancel function.
+export function abortAfter(controller: AbortController, ms: number): () => void {
+  if (!HOSTED) {
+    const timer = untracked(() => realSetTimeout(() => controller.abort(), ms));
+    return () => clearTimeout(timer);
+  }
+  const id = signalId(controller.signal);
+  if (id === undefined) throw new Error("abortAfter: hand the signal to the client first");
+  ask("abortAfter", { id, ms });
+  return () => ask("cancelAbortAfter", id);
 }

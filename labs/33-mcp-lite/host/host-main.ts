@@ -11,7 +11,8 @@ import { Socket } from "node:net";
 import { pathToFileURL } from "node:url";
 import { abortListeners, untracked, guardStackTraces, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, stillness, timerSnapshot } from "../tests/observers.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls, startedCount } from "../probes/spawn-recorder.ts";
-import { encodeError, encodeValue, unpackArgs } from "./wire.ts";
+import { encodeError as encodeRaw, encodeValue, unpackArgs } from "./wire.ts";
+import { sourcePositions } from "./source-positions.ts";
 
 installTimerTracker();
 guardStackTraces();
@@ -31,6 +32,15 @@ const send = (message: object): void => untracked(() => void socket.write(`${JSO
 const escaped = (kind: string) => (error: unknown) => send({ t: "escaped", kind, error: encodeError(error, isMcp) });
 process.on("uncaughtException", escaped("uncaughtException"));
 process.on("unhandledRejection", escaped("unhandledRejection"));
+
+// Positions in the bundled submission read as the learner's own files (src/…:line): mapped
+// only when something is reported, never while the tracker records, which stays cheap.
+const toSource = sourcePositions(process.argv[2] ?? "");
+const encodeError = (error: unknown, mcp: (e: unknown) => boolean) => {
+  const encoded = encodeRaw(error, mcp);
+  if (encoded.stack) encoded.stack = toSource(encoded.stack);
+  return encoded;
+};
 
 type Client = Record<string, unknown> & { [method: string]: any };
 const clients = new Map<number, Client>();
@@ -83,7 +93,7 @@ function readState(client: Client) {
 
 const queries: Record<string, (arg: any) => unknown> = {
   timerSnapshot: () => [...timerSnapshot()],
-  liveClientTimers: (before: number[] | undefined) => liveClientTimers(before ? new Set(before) : undefined),
+  liveClientTimers: (before: number[] | undefined) => liveClientTimers(before ? new Set(before) : undefined).map(toSource),
   abortListeners: (id: number) => {
     const controller = controllers.get(id);
     return controller ? abortListeners(controller.signal) : 0;
@@ -94,7 +104,14 @@ const queries: Record<string, (arg: any) => unknown> = {
   processesStarted: () => processesStarted(),
   spawnCalls: () => spawnCalls(),
   resetSpawnCalls: () => resetSpawnCalls(),
+  // The test's abort, on a timer of this process (see client-side.ts, abortAfter).
+  abortAfter: ({ id, ms }: { id: number; ms: number }) => {
+    const controller = controllers.get(id);
+    if (controller) abortTimers.set(id, untracked(() => setTimeout(() => controller.abort(), ms)));
+  },
+  cancelAbortAfter: (id: number) => clearTimeout(abortTimers.get(id)),
 };
+const abortTimers = new Map<number, ReturnType<typeof setTimeout>>();
 
 // One request of the worker's. Sync requests are answered at once; calls when they settle.
 function handle(message: any): void {

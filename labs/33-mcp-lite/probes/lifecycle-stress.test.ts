@@ -3,6 +3,7 @@
 // pending, no timer and no listener. The first half is lifecycle.test.ts.
 
 import { describe, it } from "vitest";
+import { abortAfter } from "../host/client-side.ts";
 import { check, initialize, needs, PENDING_MAP_TODO, rejection, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { escapedErrors, expectClean, pause, SEED, seededRandom, start } from "./support.ts";
@@ -13,18 +14,20 @@ describe("rubric/lifecycle", () => {
     await initialize(h);
     const escaped = escapedErrors();
     try {
-      // Timers of one duration fire in the order they were made: first the client's own
-      // deadline, then our abort (and, second round, the other way around).
+      // Timers of one duration fire in the order they were made, within one process: the abort
+      // is timed in the client's own process (abortAfter), first after the client's own
+      // deadline, then (second round) before it: a warm-up call hands the signal over first.
       for (const abortFirst of [false, true]) {
         const controller = new AbortController();
-        let abortTimer: ReturnType<typeof setTimeout> | undefined;
-        if (abortFirst) abortTimer = setTimeout(() => controller.abort(), 40);
+        await within(h.client.callTool("echo", { value: "warm-up" }, { signal: controller.signal }), "callTool(echo)");
+        let cancel: (() => void) | undefined;
+        if (abortFirst) cancel = abortAfter(controller, 40);
         const call = h.client.callTool("never", {}, { timeoutMs: 40, signal: controller.signal });
-        if (!abortFirst) abortTimer = setTimeout(() => controller.abort(), 40);
+        if (!abortFirst) cancel = abortAfter(controller, 40);
         const error = await rejection(call, "callTool(never) with timeout and abort together");
         check(error?.code === "MCP_TIMEOUT" || error?.code === "MCP_ABORTED", pmsg("raceCode", { actual: error?.code ?? String(error) }));
-        await pause(60); // both have fired by now
-        clearTimeout(abortTimer);
+        await pause(60);
+        cancel?.();
         expectClean(h, "timeout + abort", [controller.signal]);
       }
       const after = await within(h.client.callTool("echo", { value: "after the race" }), "callTool(echo) after the race");

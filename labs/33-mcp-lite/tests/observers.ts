@@ -109,7 +109,9 @@ function creator(): string {
     Error.stackTraceLimit = 40;
     const stack = String(new Error().stack ?? "");
     const frames = stack.split("\n").slice(1);
-    const frame = frames.find((line) => /^\s+at /.test(line) && !/(?:support|observers)\.ts/.test(line) && !line.includes("node:") && !line.includes("spawn-recorder.ts"));
+    // (In the host the harness is one bundle, .lab-host/harness.mjs, the tracker included: its
+    // frames are skipped too, and a resource nothing but the harness made reads "unknown".)
+    const frame = frames.find((line) => /^\s+at /.test(line) && !/(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/.test(line) && !line.includes("node:") && !line.includes("spawn-recorder.ts"));
     return frame?.trim() ?? "unknown";
   } catch {
     return "unknown";
@@ -170,7 +172,7 @@ const TOOLING = /[\\/]node_modules[\\/]tsx[\\/]/;
  * and terminals (the worker's own stdio, created lazily by whoever first prints). */
 const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PROCESSWRAP", "TTYWRAP"]);
 /** Frames of code that is not the client's nor the test's: vitest and the grader's harness. */
-const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/]index\.ts|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]/;
+const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/]index\.ts|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs/;
 // A fingerprint of a still world, or undefined while anything could still happen.
 export function stillness(): string | undefined {
   const t = tracker();
