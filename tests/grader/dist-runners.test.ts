@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOADED_HANG_MS, ROOT, run, SOLUTION_SRC, STEP_TIMEOUT_MS, studentRepo, unprivilegedUser } from "./dist-support.ts";
+import { applyUpload, uploadElement } from "./prairielearn-upload.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab33-runners-"));
 chmodSync(work, 0o755);
@@ -131,8 +132,15 @@ const PL_TOP = ["gradable", "score", "message", "output", "images", "tests", "fo
 const PL_TEST = ["name", "description", "points", "max_points", "message", "output", "images"];
 
 describe("PrairieLearn external grader (grader/platforms/prairielearn/run.sh)", () => {
-  it("grades uploaded src files in /grade/student: score 1, one test per check with points and max_points", () => {
-    const { exit, results } = runPrairieLearn("pl-pass", (student) => cpSync(SOLUTION_SRC, student, { recursive: true }));
+  it("grades the files the question's upload element keeps of a finished src/: score 1, one test per check with points and max_points", () => {
+    // What PrairieLearn puts in /grade/student: the uploaded files its element kept, flat.
+    const element = uploadElement(readFileSync(join(ROOT, "grader/platforms/prairielearn/question.html"), "utf8"));
+    const upload = [...readdirSync(SOLUTION_SRC), ".DS_Store"];
+    const { kept, formatErrors } = applyUpload(element, upload);
+    expect(formatErrors).toEqual([]);
+    const { exit, results } = runPrairieLearn("pl-pass", (student) => {
+      for (const name of kept) cpSync(join(SOLUTION_SRC, name), join(student, name));
+    });
     expect(exit).toBe(0);
     expect(Object.keys(results).filter((k) => !PL_TOP.includes(k))).toEqual([]);
     expect(results.gradable).toBe(true);
@@ -142,6 +150,9 @@ describe("PrairieLearn external grader (grader/platforms/prairielearn/run.sh)", 
       expect(test.points).toBeLessThanOrEqual(test.max_points);
     }
     expect(results.tests.find((t: { name: string }) => t.name === "rubric/process")).toMatchObject({ points: 8, max_points: 8 });
+    // The panel totals the tests: full marks read 100/100, the homework bonus only in messages.
+    const total = (key: "points" | "max_points") => results.tests.reduce((sum: number, t: Record<string, number>) => sum + t[key]!, 0);
+    expect([total("points"), total("max_points")]).toEqual([100, 100]);
   }, STEP_TIMEOUT_MS);
 
   it("marks a submission that does not compile as not gradable, with the error as a format error", () => {
@@ -156,6 +167,9 @@ describe("PrairieLearn external grader (grader/platforms/prairielearn/run.sh)", 
     expect(info.gradingMethod).toBe("External");
     expect(info.externalGradingOptions).toMatchObject({ enabled: true, entrypoint: "/opt/lab33/grader/platforms/prairielearn/run.sh" });
     expect(info.externalGradingOptions.timeout).toBeLessThanOrEqual(600);
-    expect(readFileSync(join(ROOT, "grader/platforms/prairielearn/Dockerfile"), "utf8")).toMatch(/FROM node:2[2-9]/);
+    // PrairieLearn runs linux/amd64 images only (docs/dockerImages.md); the base is an exact release.
+    const dockerfile = readFileSync(join(ROOT, "grader/platforms/prairielearn/Dockerfile"), "utf8");
+    expect(dockerfile).toMatch(/^FROM --platform=linux\/amd64 node:2[2-9]\.\d+\.\d+-[a-z]+-slim$/m);
+    expect(dockerfile).toContain("docker build --platform linux/amd64");
   });
 });
