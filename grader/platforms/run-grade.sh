@@ -31,6 +31,9 @@ mkdir -m 700 "$work/tmp-trusted" "$work/tmp-graded"
 export TMPDIR="$work/tmp-trusted" TSX_DISABLE_CACHE=1
 rm -f "$out_file"
 node "$here/locate-submission.mjs" "$upload" "$work/submission"
+# The copy keeps the upload's modes; a read-only upload (Exercism mounts it so) must not make
+# the copy undeletable for whoever cleans WORK_DIR up.
+chmod -R u+w "$work/submission" 2> /dev/null
 
 flags=(--submission "$work/submission" --json "$work/out/native.json" --format text --lang "${LAB_LANG:-zh}")
 # The sandbox of the grader (grader/sandbox) where this version of the grader has one.

@@ -61,13 +61,36 @@ function exercise(name: string, fill: (dir: string) => void): string {
   return `${dir}/`;
 }
 
-function runExercism(input: string, output: string) {
-  // The 20 s budget is a benchmark matter (docs/instructor-guide.md); on this shared test
-  // machine the deadline is relaxed so that load never turns a check into an error.
-  return run("bash", [join(repo.dir, "grader/platforms/exercism/run.sh"), "mcp-lite", input, `${output}/`], work, { TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000", LAB_HANG_MS: LOADED_HANG_MS });
+// Runs the runner as the image does: as an unprivileged user (when the suite runs as root), on
+// an input folder that user cannot write (Exercism mounts it read-only), with the output folder
+// its own and a private world-writable /tmp. The 20 s budget itself is a benchmark matter
+// (docs/instructor-guide.md); on this shared machine the grade's deadline is relaxed so that
+// load never turns a check into an error.
+function runExercism(input: string, output: string, env: Record<string, string> = {}) {
+  mkdirSync(output, { recursive: true });
+  const args = [join(repo.dir, "grader/platforms/exercism/run.sh"), "mcp-lite", input, `${output}/`];
+  const vars = { TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000", LAB_HANG_MS: LOADED_HANG_MS, ...env };
+  if (!gradeUser) return run("bash", args, work, vars);
+  readOnlyFor(input);
+  run("chown", ["-R", gradeUser, output], work);
+  return run("runuser", ["-u", gradeUser, "--", "bash", ...args], work, vars);
+}
+
+// Takes every write permission off a folder tree (owned by root, so the grading user can only read it).
+function readOnlyFor(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) chmodSync(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o555 : 0o444);
+  chmodSync(dir, 0o555);
 }
 
 describe("Exercism test runner (grader/platforms/exercism/run.sh)", () => {
+  beforeAll(() => {
+    // The image makes Vite's bundled-config folder writable for its unprivileged user.
+    if (gradeUser) {
+      mkdirSync(join(ROOT, "node_modules", ".vite-temp"), { recursive: true });
+      chmodSync(join(ROOT, "node_modules", ".vite-temp"), 0o1777);
+    }
+  });
+
   it("writes results.json v3 for the starter: exit 0, fail, one test per check with status, message and test source", () => {
     const input = exercise("ex-starter", (dir) => cpSync(join(ROOT, "labs/33-mcp-lite/starter"), dir, { recursive: true }));
     const output = join(work, "ex-starter-out");
@@ -109,6 +132,31 @@ describe("Exercism test runner (grader/platforms/exercism/run.sh)", () => {
     expect(done.status).toBe(0);
     const results = JSON.parse(readFileSync(join(output, "results.json"), "utf8"));
     expect(results).toEqual({ version: 3, status: "error", message: expect.stringMatching(/src\/mcp-client\.ts:\d+/), tests: [] });
+  }, STEP_TIMEOUT_MS);
+
+  it("stops a grade that outruns its budget and still writes an error result in the interface's shape, leaving nothing running", () => {
+    // The constructor never returns: only the grade's deadline (60 s here) would end it, so the
+    // 3 s budget always fires first.
+    const input = exercise("ex-budget", (dir) => {
+      mkdirSync(join(dir, "src"));
+      writeFileSync(join(dir, "src/mcp-client.ts"), "export class McpError extends Error {}\nexport class McpClient {\n  constructor() {\n    for (;;) {}\n  }\n}\n");
+    });
+    const output = join(work, "ex-budget-out");
+    const done = runExercism(input, output, { LAB_BUDGET_S: "3", LAB_DEADLINE_MS: "60000" });
+    expect(done.status).toBe(0);
+    const results = JSON.parse(readFileSync(join(output, "results.json"), "utf8"));
+    expect(results).toEqual({ version: 3, status: "error", message: expect.stringContaining("did not finish within 3 s"), tests: [] });
+    // Everything the grade started went with the stop: no process names this run's temp dir
+    // (a SIGKILLed process that is not yet reaped has an empty command line, so it cannot match).
+    const alive = readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(temp);
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+    expect(readdirSync(temp).filter((name) => name.startsWith("lab33-"))).toEqual([]);
   }, STEP_TIMEOUT_MS);
 
   it("exits 2 with a usage line when called without its three arguments", () => {
