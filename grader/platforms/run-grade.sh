@@ -14,8 +14,8 @@
 # user). Nothing either side runs reads a path the other side can write: tsx keys its cache in
 # $TMPDIR/tsx-<uid> by content hash without checking who made it, so a shared /tmp would let
 # the graded side plant compiled code that root then runs.
-# Writes only under WORK_DIR and OUT_FILE (plus Vite's bundled-config folder in the project's
-# node_modules). Returns the grader's exit status (0 pass, 1 fail, 2 could not grade).
+# Writes only under WORK_DIR and OUT_FILE (the grader loads its vitest config with Vite's
+# `runner` loader, which writes no bundled copy into node_modules). Returns the grader's exit status (0 pass, 1 fail, 2 could not grade).
 set -uo pipefail
 upload=$1 work=$2 format=$3 out_file=$4
 shift 4
@@ -45,8 +45,6 @@ as_grader=(env -i "PATH=$PATH" "HOME=$work/home" "TMPDIR=$work/tmp-graded" "LAB_
 rendered=no
 if [ -n "$user" ] && [ "$(id -u)" = 0 ]; then
   chown -R "$user" "$work/out" "$work/home" "$work/submission" "$work/tmp-graded"
-  # Vite writes the bundled per-grade config next to the nearest node_modules.
-  mkdir -p "$source_dir/node_modules/.vite-temp" && chmod 1777 "$source_dir/node_modules/.vite-temp"
   as_grader=(runuser -u "$user" -- "${as_grader[@]}")
 else
   # Same user: the grader renders the platform format itself (one process start fewer).

@@ -83,13 +83,6 @@ function readOnlyFor(dir: string): void {
 }
 
 describe("Exercism test runner (grader/platforms/exercism/run.sh)", () => {
-  beforeAll(() => {
-    // The image makes Vite's bundled-config folder writable for its unprivileged user.
-    if (gradeUser) {
-      mkdirSync(join(ROOT, "node_modules", ".vite-temp"), { recursive: true });
-      chmodSync(join(ROOT, "node_modules", ".vite-temp"), 0o1777);
-    }
-  });
 
   it("writes results.json v3 for the starter: exit 0, fail, one test per check with status, message and test source", () => {
     const input = exercise("ex-starter", (dir) => cpSync(join(ROOT, "labs/33-mcp-lite/starter"), dir, { recursive: true }));
@@ -170,7 +163,14 @@ function runPrairieLearn(name: string, fill: (student: string) => void) {
   const grade = join(work, name);
   mkdirSync(join(grade, "student"), { recursive: true });
   fill(join(grade, "student"));
+  // The shared temp dir as the graded side could prepare it: root's tsx cache folder made in advance.
+  const planted = join(temp, `tsx-${process.getuid?.() ?? 0}`);
+  mkdirSync(planted, { recursive: true, mode: 0o777 });
+  const before = readdirSync(temp).sort();
   const done = run("bash", [join(repo.dir, "grader/platforms/prairielearn/run.sh")], work, { LAB_PL_ROOT: grade, LAB_GRADE_USER: gradeUser, TMPDIR: temp, LAB_LANG: "en", LAB_DEADLINE_MS: "120000", LAB_HANG_MS: LOADED_HANG_MS });
+  // Neither side used it: nothing new there, and nothing in the planted cache folder.
+  expect(readdirSync(temp).sort()).toEqual(before);
+  expect(readdirSync(planted)).toEqual([]);
   const file = join(grade, "results", "results.json");
   if (!existsSync(file)) throw new Error(`no results.json\n${done.stdout}\n${done.stderr}`);
   return { exit: done.status, results: JSON.parse(readFileSync(file, "utf8")) };
