@@ -5,15 +5,26 @@
 // the points of every check in a column each, numbers as plain numbers, and no cell that a
 // spreadsheet would read as a formula. docs/instructor-guide.md shows the Canvas and
 // Moodle import steps.
+//
+// What is graded: only folders shaped like a submission. Hidden folders (`.git`, `.DS_Store`
+// …) and archive debris (`__MACOSX`) are passed over silently; any other folder without the
+// lab's entry file is listed in `skipped` with the reason (the console and the JSON say so;
+// the CSV has rows only for graded folders). The gradebook's folder is made, and the two
+// files proved writable, before the first grade starts. One submission that the grader
+// cannot grade, or whose grade throws, is an `error` row; the others are still graded.
 
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { grade, loadManifest, type GradeOptions } from "./grade.ts";
-import { DEFAULT_LAB } from "./manifest.ts";
-import type { GradeResult } from "./grade-result.ts";
+import { couldNotGrade, type GradeResult } from "./grade-result.ts";
+import { DEFAULT_LAB, type LabManifest } from "./manifest.ts";
 
 /** Default concurrent grades: each one runs its own vitest with several workers. */
 export const DEFAULT_BATCH_WORKERS = 2;
+/** Written first in the CSV so that spreadsheets (Excel) read it as UTF-8, not the locale's code page. */
+export const UTF8_BOM = "\uFEFF";
+/** Folder names that are never submissions: what macOS's zip tool adds beside the real files. */
+const ARCHIVE_DEBRIS = new Set(["__MACOSX"]);
 
 export interface BatchOptions extends Omit<GradeOptions, "submission"> {
   dir: string;
@@ -21,45 +32,101 @@ export interface BatchOptions extends Omit<GradeOptions, "submission"> {
   /** Path prefix of the gradebook files; default DIR/gradebook. */
   gradebook?: string;
   /** Regular expression whose first group takes the student identifier out of a folder name
-   *  (e.g. "^lab33-(.+)$" for GitHub Classroom's "lab33-<login>"); default: the whole name. */
+   *  (e.g. "^lab33-(.+)$" for "lab33-<login>" folders); default: the whole name. */
   studentPattern?: string;
+  /** Start the CSV with a UTF-8 byte order mark (default true). */
+  bom?: boolean;
   onResult?: (name: string, result: GradeResult) => void;
+  onSkip?: (name: string, reason: string) => void;
 }
 
 export interface BatchSummary {
   results: Array<{ name: string; result: GradeResult }>;
+  /** Folders that were not graded, and why. */
+  skipped: Array<{ name: string; reason: string }>;
   csvFile: string;
   jsonFile: string;
 }
 
+/** The batch could not start: the folder or the gradebook's location is unusable. Nothing was graded. */
+export class BatchSetupError extends Error {}
+
 export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const { manifest } = await loadManifest(options.lab ?? DEFAULT_LAB);
-  const names = readdirSync(options.dir)
-    .filter((name) => !name.startsWith(".") && statSync(join(options.dir, name)).isDirectory())
-    .sort();
+  const { names, skipped } = submissionFolders(options.dir, manifest.entry);
+  for (const { name, reason } of skipped) options.onSkip?.(name, reason);
+  const { csvFile, jsonFile } = gradebookFiles(options.gradebook ?? join(options.dir, "gradebook"));
+  const results = await gradeAll(names, options, manifest);
+  const csv = gradebookCsv(manifest.checks.map((c) => c.id), results, options.studentPattern);
+  writeFileSync(csvFile, options.bom === false ? csv : UTF8_BOM + csv);
+  writeFileSync(
+    jsonFile,
+    `${JSON.stringify({ lab: manifest.id, gradedAt: new Date().toISOString(), submissions: results.map(({ name, result }) => ({ name, ...result })), skipped }, null, 2)}\n`,
+  );
+  return { results, skipped, csvFile, jsonFile };
+}
+
+// The folders of DIR to grade (sorted), and the ones passed over with a reason.
+export function submissionFolders(dir: string, entry: string): { names: string[]; skipped: Array<{ name: string; reason: string }> } {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch (error) {
+    throw new BatchSetupError(`cannot read the batch folder ${dir}: ${(error as Error).message}`);
+  }
+  const names: string[] = [];
+  const skipped: Array<{ name: string; reason: string }> = [];
+  for (const name of entries) {
+    if (name.startsWith(".") || ARCHIVE_DEBRIS.has(name) || !statSync(join(dir, name)).isDirectory()) continue;
+    if (isSubmissionDir(join(dir, name), entry)) names.push(name);
+    else skipped.push({ name, reason: `no ${entry}` });
+  }
+  return { names, skipped };
+}
+
+// Makes the gradebook's folder and proves both files can be written there, before any grade.
+function gradebookFiles(prefix: string): { csvFile: string; jsonFile: string } {
+  const csvFile = `${prefix}.csv`;
+  const jsonFile = `${prefix}.json`;
+  try {
+    mkdirSync(dirname(csvFile), { recursive: true });
+    for (const file of [csvFile, jsonFile]) {
+      if (existsSync(file)) accessSync(file, constants.W_OK);
+      else accessSync(dirname(file), constants.W_OK);
+    }
+  } catch (error) {
+    throw new BatchSetupError(`cannot write the gradebook (${csvFile}, ${jsonFile}): ${(error as Error).message}`);
+  }
+  return { csvFile, jsonFile };
+}
+
+// Grades the folders with a pool of `workers` concurrent grades; results in folder order.
+async function gradeAll(names: string[], options: BatchOptions, manifest: LabManifest): Promise<Array<{ name: string; result: GradeResult }>> {
   const results: Array<{ name: string; result: GradeResult }> = new Array(names.length);
   let next = 0;
   const worker = async () => {
     while (next < names.length) {
       const index = next++;
       const name = names[index]!;
-      const result = await grade({ ...options, submission: join(options.dir, name) });
+      const result = await gradeOne(join(options.dir, name), options, manifest);
       results[index] = { name, result };
       options.onResult?.(name, result);
     }
   };
   const size = Math.max(1, Math.min(options.workers ?? DEFAULT_BATCH_WORKERS, names.length));
   await Promise.all(Array.from({ length: size }, worker));
+  return results;
+}
 
-  const prefix = options.gradebook ?? join(options.dir, "gradebook");
-  const csvFile = `${prefix}.csv`;
-  const jsonFile = `${prefix}.json`;
-  writeFileSync(csvFile, gradebookCsv(manifest.checks.map((c) => c.id), results, options.studentPattern));
-  writeFileSync(
-    jsonFile,
-    `${JSON.stringify({ lab: manifest.id, gradedAt: new Date().toISOString(), submissions: results.map(({ name, result }) => ({ name, ...result })) }, null, 2)}\n`,
-  );
-  return { results, csvFile, jsonFile };
+// One folder's grade; a grade that throws is that folder's `error` result, never the batch's end.
+async function gradeOne(submission: string, options: BatchOptions, manifest: LabManifest): Promise<GradeResult> {
+  const startedAt = new Date().toISOString();
+  try {
+    return await grade({ ...options, submission });
+  } catch (error) {
+    const head = { lab: manifest.id, seed: options.seed ?? 0, lang: options.lang ?? "zh", submission, startedAt };
+    return couldNotGrade(head, manifest, `grader failure: ${(error as Error).message ?? String(error)}`);
+  }
 }
 
 /** Columns before the per-check points. */
@@ -88,6 +155,12 @@ export function csvCell(value: unknown): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+// A folder is a submission when it holds the lab's entry file as a regular file (a symbolic
+// link there would be refused by the grader's copy anyway).
 export function isSubmissionDir(dir: string, entry: string): boolean {
-  return existsSync(join(dir, entry));
+  try {
+    return statSync(join(dir, entry)).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { runBatch } from "./batch.ts";
+import { BatchSetupError, runBatch } from "./batch.ts";
 import { grade, loadManifest } from "./grade.ts";
 import { couldNotGrade, exitCodeOf, type GradeResult } from "./grade-result.ts";
 import { DEFAULT_LAB, type Lang } from "./manifest.ts";
@@ -34,7 +34,8 @@ export async function runCli(argv: string[], io: CliIo = process): Promise<numbe
   } catch (error) {
     // node:util parseArgs throws ERR_PARSE_ARGS_* for unknown flags, stray arguments and missing values.
     const usage = error instanceof UsageError || String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_");
-    io.stderr.write(`${usage ? (error as Error).message : ((error as Error).stack ?? String(error))}\n${USAGE}\n`);
+    // The usage text only where the command line itself was wrong.
+    io.stderr.write(usage ? `${(error as Error).message}\n${USAGE}\n` : `${(error as Error).stack ?? String(error)}\n`);
     const json = flagValue(argv, "--json");
     if (json) {
       const message = usage ? `usage: ${(error as Error).message}` : `grader failure: ${(error as Error).message}`;
@@ -81,7 +82,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const { common, format, lang, langChosen } = checkFlags(values);
   if (values.from) return rerender(values.from, langChosen ? lang : undefined, format, values.out, io);
-  if (values.batch) return gradeBatch(values, common, io);
+  if (values.batch) return gradeBatch(values, common, io).catch((error: unknown) => {
+    // The batch could not start (its folder or the gradebook's): one line, not a stack or the usage.
+    if (!(error instanceof BatchSetupError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return 2;
+  });
   const result = await gradeOne(values, common);
   if (values.json) writeOut(values.json, `${JSON.stringify(result, null, 2)}\n`);
   const text = render(result, format);
@@ -128,6 +134,7 @@ function rerender(from: string, lang: Lang | undefined, format: Format, out: str
 // --batch: every submission folder of a directory, and a gradebook.
 async function gradeBatch(values: Flags, common: Common, io: CliIo): Promise<number> {
   const summary = await runBatch({
+    onSkip: (name, reason) => io.stderr.write(`${name}: skipped (${reason})\n`),
     ...common,
     dir: resolve(values.batch!),
     workers: values.workers === undefined ? undefined : integer("--workers", values.workers, 1),
@@ -136,6 +143,7 @@ async function gradeBatch(values: Flags, common: Common, io: CliIo): Promise<num
     onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
   });
   io.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
+  if (summary.skipped.length > 0) io.stderr.write(`${summary.skipped.length} folder(s) not graded: ${summary.skipped.map((s) => s.name).join(", ")}\n`);
   return summary.results.some((r) => r.result.status === "error") ? 2 : 0;
 }
 

@@ -37,8 +37,9 @@ const STUDENT_FILES = [
 ];
 /** grader/*.ts that only the workbook needs (the corpus runner, the benchmark). */
 const GRADER_ONLY_WORKBOOK = new Set(["bench.ts", "corpus.ts", "README.md"]);
-/** Dev dependencies only the workbook uses (its own tests, coverage, the MCP SDK comparison). */
-const WORKBOOK_ONLY_PACKAGES = new Set(["@modelcontextprotocol/sdk", "@vitest/coverage-v8", "saxes"]);
+/** Dev dependencies only the workbook uses (its own tests, coverage, the MCP SDK comparison,
+ *  mutation testing): the learner repository and its lock file do without them. */
+const WORKBOOK_ONLY_PACKAGES = new Set(["@modelcontextprotocol/sdk", "@vitest/coverage-v8", "saxes", "@stryker-mutator/core", "@stryker-mutator/vitest-runner"]);
 /** The learner repository's scripts: the two commands of its README, and their parts. */
 export const STUDENT_SCRIPTS: Record<string, string> = {
   test: "npm run typecheck && node scripts/lab-test.mjs starter",

@@ -8,8 +8,14 @@
 #    and writes its native result into WORK_DIR/out;
 # 3. this (trusted) side re-renders that result with --from into OUT_FILE. When the grader
 #    left no readable result, a could-not-grade result says so instead.
-# Writes only under WORK_DIR, OUT_FILE and the OS temp dir (plus the grader's own grade
-# folder). Returns the grader's exit status (0 pass, 1 fail, 2 could not grade).
+# Temp dirs: the trusted steps (locate, validate, render; root when the grade runs as
+# LAB_GRADE_USER) get WORK_DIR/tmp-trusted (mode 700, owner = this script's user) and tsx's
+# compile cache off, the graded side gets WORK_DIR/tmp-graded (mode 700, owned by the grading
+# user). Nothing either side runs reads a path the other side can write: tsx keys its cache in
+# $TMPDIR/tsx-<uid> by content hash without checking who made it, so a shared /tmp would let
+# the graded side plant compiled code that root then runs.
+# Writes only under WORK_DIR and OUT_FILE (the grader loads its vitest config with Vite's
+# `runner` loader, which writes no bundled copy into node_modules). Returns the grader's exit status (0 pass, 1 fail, 2 could not grade).
 set -uo pipefail
 upload=$1 work=$2 format=$3 out_file=$4
 shift 4
@@ -19,8 +25,15 @@ tsx=("$(command -v node)" "$source_dir/node_modules/tsx/dist/cli.mjs")
 user=${LAB_GRADE_USER:-}
 
 mkdir -p "$work/out" "$work/home"
+rm -rf "$work/tmp-trusted" "$work/tmp-graded"
+mkdir -m 700 "$work/tmp-trusted" "$work/tmp-graded"
+# Every trusted step below inherits these; the graded side gets its own TMPDIR explicitly.
+export TMPDIR="$work/tmp-trusted" TSX_DISABLE_CACHE=1
 rm -f "$out_file"
 node "$here/locate-submission.mjs" "$upload" "$work/submission"
+# The copy keeps the upload's modes; a read-only upload (Exercism mounts it so) must not make
+# the copy undeletable for whoever cleans WORK_DIR up.
+chmod -R u+w "$work/submission" 2> /dev/null
 
 flags=(--submission "$work/submission" --json "$work/out/native.json" --format text --lang "${LAB_LANG:-zh}")
 # The sandbox of the grader (grader/sandbox) where this version of the grader has one.
@@ -28,14 +41,10 @@ if grep -q -- '--sandbox' "$source_dir/grader/cli-main.ts" 2>/dev/null; then fla
 # A longer hang deadline for slow or shared machines (the grader's default is 2000 ms).
 if [ -n "${LAB_HANG_MS:-}" ]; then flags+=(--hang-ms "$LAB_HANG_MS"); fi
 
-as_grader=(env -i "PATH=$PATH" "HOME=$work/home" "TMPDIR=${TMPDIR:-/tmp}" "LAB_LANG=${LAB_LANG:-zh}")
+as_grader=(env -i "PATH=$PATH" "HOME=$work/home" "TMPDIR=$work/tmp-graded" "LAB_LANG=${LAB_LANG:-zh}")
 rendered=no
 if [ -n "$user" ] && [ "$(id -u)" = 0 ]; then
-  chown -R "$user" "$work/out" "$work/home" "$work/submission"
-  # Until the grader keeps its grade folders in the OS temp dir, it needs its own folder here.
-  mkdir -p "$source_dir/.grade" && chown "$user" "$source_dir/.grade"
-  # Vite writes the bundled per-grade config next to the nearest node_modules.
-  mkdir -p "$source_dir/node_modules/.vite-temp" && chmod 1777 "$source_dir/node_modules/.vite-temp"
+  chown -R "$user" "$work/out" "$work/home" "$work/submission" "$work/tmp-graded"
   as_grader=(runuser -u "$user" -- "${as_grader[@]}")
 else
   # Same user: the grader renders the platform format itself (one process start fewer).

@@ -2,7 +2,10 @@
 // graded fraction (0..1) of the evidence, rubric and orphan checks; `gradable: false` with
 // `format_errors` when nothing could run (the submission does not load or compile), so the
 // learner loses no attempt; one entry in `tests` per check with points, max_points and why.
-// Homework checks are listed with their bonus points; they never change `score`.
+// Homework checks are listed at 0 of 0 points with the bonus they earned in their message:
+// the results panel totals every test's points and max_points (a test with max_points 0 is
+// shown neutrally), so bonus points there would read as 98/110 for a full-marks submission.
+// The bonus never changes `score`; the header line says it.
 
 import type { GradeResult } from "../grade-result.ts";
 import { renderText } from "./text.ts";
@@ -20,9 +23,9 @@ export function renderPrairieLearn(result: GradeResult): string {
   const tests = result.checks.map((c) => ({
     name: c.id,
     description: c.title,
-    points: c.score,
-    max_points: c.maxScore,
-    message: c.status === "pass" ? c.message : [c.message, c.hint, c.lesson].filter(Boolean).join("\n"),
+    points: c.kind === "homework" ? 0 : c.score,
+    max_points: c.kind === "homework" ? 0 : c.maxScore,
+    message: [c.kind === "homework" ? bonusLine(result, c.score, c.maxScore) : "", c.status === "pass" ? c.message : [c.message, c.hint, c.lesson].filter(Boolean).join("\n")].filter(Boolean).join("\n"),
     output: c.tests.map((t) => `${t.status === "pass" ? "✔" : t.status === "skip" ? "-" : "✘"} ${t.title}${t.status === "fail" && t.message ? `\n  ${t.message}` : ""}`).join("\n"),
   }));
   return `${JSON.stringify(
@@ -36,4 +39,9 @@ export function renderPrairieLearn(result: GradeResult): string {
     null,
     2,
   )}\n`;
+}
+
+// The bonus a homework check earned, said in the result's language.
+function bonusLine(result: GradeResult, score: number, maxScore: number): string {
+  return result.lang === "en" ? `bonus ${score}/${maxScore} (not part of the score)` : `加分 ${score}/${maxScore}（不计入本题得分）`;
 }

@@ -118,7 +118,9 @@ describe("grade CLI", () => {
     cpSync(join(corpus, "missing-export"), join(batch, "bob"), { recursive: true });
     const run = await cli(["--batch", batch, "--workers", "2", "--lang", "en", "--seed", "4"]);
     expect(run.status).toBe(2); // both could not be graded
-    const csv = readFileSync(join(batch, "gradebook.csv"), "utf8").trim().split("\r\n");
+    const text = readFileSync(join(batch, "gradebook.csv"), "utf8");
+    expect(text.startsWith("\uFEFF")).toBe(true); // the byte order mark (trim() below drops it)
+    const csv = text.trim().split("\r\n");
     expect(csv[0]).toMatch(/^student,submission,status,total,max,bonus,bonusMax,evidence\/happy-path,/);
     expect(csv.slice(1).map((line) => line.split(",").slice(1, 3).join(","))).toEqual(["alice,error", "bob,error"]);
     const book = JSON.parse(readFileSync(join(batch, "gradebook.json"), "utf8"));

@@ -30,6 +30,16 @@ beforeAll(() => {
 
 const starter = join(ROOT, "labs", "33-mcp-lite", "starter");
 
+// The machine's shared /tmp as the graded side could prepare it: world-writable, with the
+// folder root's tsx would use for its compile cache already made (by anyone).
+function sharedTemp(): string {
+  const temp = join(work, "tmp");
+  mkdirSync(join(temp, `tsx-${process.getuid?.() ?? 0}`), { recursive: true });
+  chmodSync(temp, 0o1777);
+  chmodSync(join(temp, `tsx-${process.getuid?.() ?? 0}`), 0o777);
+  return temp;
+}
+
 // Puts an upload in /autograder/submission, runs run_autograder, returns results.json.
 function gradeUpload(layout: (submission: string) => void): { exit: number | null; results: GradescopeResults; stdout: string } {
   const submission = join(autograder, "submission");
@@ -37,12 +47,14 @@ function gradeUpload(layout: (submission: string) => void): { exit: number | nul
   rmSync(join(autograder, "results"), { recursive: true, force: true });
   mkdirSync(submission, { recursive: true });
   layout(submission);
-  const temp = join(work, "tmp");
-  mkdirSync(temp, { recursive: true });
-  chmodSync(temp, 0o1777);
+  const temp = sharedTemp();
+  const before = readdirSync(temp).sort();
   const done = run("bash", [join(autograder, "source", "run_autograder")], autograder, { LAB_AUTOGRADER_ROOT: autograder, LAB_GRADE_USER: gradeUser, LAB_LANG: "en", TMPDIR: temp, LAB_HANG_MS: LOADED_HANG_MS });
-  // run_autograder's own work folder is gone afterwards.
-  expect(readdirSync(temp).filter((name) => name.startsWith("lab33-gradescope-"))).toEqual([]);
+  // Neither side used the shared temp dir: run_autograder's own work folder is gone, nothing
+  // else appeared (no tsx-<uid> cache of root's steps, no grade folders), and the cache folder
+  // planted where root's tsx would look is still empty.
+  expect(readdirSync(temp).sort()).toEqual(before);
+  expect(readdirSync(join(temp, `tsx-${process.getuid?.() ?? 0}`))).toEqual([]);
   const file = join(autograder, "results", "results.json");
   if (!existsSync(file)) throw new Error(`no results.json\n${done.stdout}\n${done.stderr}`);
   return { exit: done.status, results: JSON.parse(readFileSync(file, "utf8")), stdout: done.stdout };
@@ -89,7 +101,7 @@ describe("npm run dist -- gradescope", () => {
 
   it("has setup.sh install Node 22 or newer: with the install skipped it refuses an older node", () => {
     const major = Number(process.versions.node.split(".")[0]);
-    const setup = run("bash", [join(autograder, "source", "setup.sh")], work, { LAB_SOURCE: join(autograder, "source"), LAB_NODE_INSTALL: "skip", LAB_NPM_CI: "skip", LAB_GRADE_USER: "" });
+    const setup = run("bash", [join(autograder, "source", "setup.sh")], work, { LAB_SOURCE: join(autograder, "source"), LAB_NODE_INSTALL: "skip", LAB_NPM_CI: "skip", LAB_BUILD_CHECK: "skip", LAB_GRADE_USER: "" });
     if (major < 22) {
       expect(setup.status).toBe(1);
       expect(setup.stderr).toContain("Node 22 or newer is required");
@@ -100,6 +112,21 @@ describe("npm run dist -- gradescope", () => {
     expect(script).toContain("latest-${line}");
     expect(script).toContain("sha256sum -c");
     expect(script).not.toMatch(/nodesource|--solution/i);
+  }, STEP_TIMEOUT_MS);
+
+  it("has a build check that fails the image build unless the starter grades to its pinned verdict", () => {
+    const broken = join(work, "broken-starter");
+    mkdirSync(join(broken, "src"), { recursive: true });
+    writeFileSync(join(broken, "src", "mcp-client.ts"), "export const McpClient = ;\n");
+    const env = { LAB_SOURCE: join(autograder, "source"), LAB_GRADE_USER: gradeUser, LAB_LANG: "en", TMPDIR: sharedTemp(), LAB_HANG_MS: LOADED_HANG_MS };
+    const script = join(autograder, "source", "grader", "platforms", "gradescope", "build-check.sh");
+    const bad = run("bash", [script], work, { ...env, LAB_BUILD_CHECK_SUBMISSION: broken });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/build check failed: the starter graded error/);
+    const good = run("bash", [script], work, env);
+    expect(good.status, good.stderr).toBe(0);
+    expect(good.stdout).toMatch(/build check: the starter graded fail 10\/100/);
+    expect(readFileSync(join(autograder, "source", "setup.sh"), "utf8")).toContain("grader/platforms/gradescope/build-check.sh");
   }, STEP_TIMEOUT_MS);
 
   it("grades a correct upload with its files at the root: full score plus the homework bonus, as plain text", () => {

@@ -2,7 +2,10 @@
 # Gradescope autograder setup (runs once, as root, when Gradescope builds the image from the
 # zip that `npm run dist -- gradescope OUT_ZIP` makes; the zip is unpacked to
 # /autograder/source). Installs Node 22 LTS, the locked packages, an unprivileged user for
-# the student's code, and grades the starter once so the first real grade is not the slow one.
+# the student's code, and then grades the starter once as that user as a build check: the
+# image build fails (Gradescope shows this script's output to the instructor) unless that
+# grade is the starter's known verdict. It warms nothing: every grade gets fresh private temp
+# dirs (run-grade.sh), and Gradescope starts each run from the built image anyway.
 #
 # Node: the official Linux tarball of the newest 22.x from nodejs.org, checked against its
 # SHASUMS256.txt (no third-party apt repository). Knobs, for tests and other images:
@@ -11,6 +14,7 @@
 #   LAB_NODE_LINE=v22.x      another release line, e.g. v24.x
 #   LAB_NPM_CI=skip          keep an existing node_modules
 #   LAB_GRADE_USER=NAME      the unprivileged user (default lab33; empty = none)
+#   LAB_BUILD_CHECK=skip     skip the build check (an image that is checked some other way)
 set -euo pipefail
 source_dir=${LAB_SOURCE:-/autograder/source}
 line=${LAB_NODE_LINE:-v22.x}
@@ -51,8 +55,8 @@ if [ -n "$user" ] && [ "$(id -u)" = 0 ] && ! id -u "$user" > /dev/null 2>&1; the
   useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
 fi
 
-# Warm-up: grade the starter (the learner's working copy) once; its result is thrown away.
-warm=$(mktemp -d)
-chmod 755 "$warm"
-LAB_GRADE_USER=$user bash "$source_dir/grader/platforms/run-grade.sh" "$source_dir/labs/33-mcp-lite/starter" "$warm" gradescope "$warm/results.json" > /dev/null || true
-rm -rf "$warm"
+# Build check (build-check.sh beside this file): the image must grade the starter to its
+# pinned verdict, or the build fails here with the reason.
+if [ "${LAB_BUILD_CHECK:-}" != skip ]; then
+  LAB_SOURCE=$source_dir LAB_GRADE_USER=$user bash "$source_dir/grader/platforms/gradescope/build-check.sh"
+fi

@@ -13,7 +13,7 @@ if [ -n "$LAB_GRADE_USER" ] && ! id -u "$LAB_GRADE_USER" > /dev/null 2>&1; then 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/lab33-prairielearn-XXXXXX")
 chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
+trap 'chmod -R u+w "$work" 2> /dev/null; rm -rf "$work"' EXIT
 mkdir -p "$root/results"
 bash "$here/../run-grade.sh" "$root/student" "$work" prairielearn "$root/results/results.json" --deadline-ms "${LAB_DEADLINE_MS:-60000}"
 echo "grade exit status: $? (0 pass, 1 fail, 2 could not grade)"
