@@ -15,22 +15,36 @@ import { writeZip } from "./zip.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const LAB = "labs/33-mcp-lite";
+/** Lesson 13, the prerequisite: its lab ships too (without its solution). */
+const LAB13 = "labs/13-process-boundary";
 
 /** Folders copied whole into the learner repository. */
-const STUDENT_DIRS = [`${LAB}/starter`, `${LAB}/tests`, `${LAB}/probes`, `${LAB}/homework`, "grader/child", "grader/report", "grader/platforms", "grader/sandbox"];
+const STUDENT_DIRS = [
+  `${LAB}/starter`, `${LAB}/tests`, `${LAB}/probes`, `${LAB}/homework`,
+  `${LAB13}/starter`, `${LAB13}/tests`,
+  "grader/child", "grader/report", "grader/platforms", "grader/sandbox", "lessons/tools",
+];
 /** Single files copied into the learner repository. */
 const STUDENT_FILES = [
   `${LAB}/lab.ts`,
   `${LAB}/vitest.config.ts`,
   `${LAB}/README.md`,
+  `${LAB}/README.en.md`,
+  `${LAB13}/lab.ts`,
+  `${LAB13}/vitest.config.ts`,
   "fixtures/index.ts",
   "fixtures/mcp-server.mjs",
-  "fixtures/README.md",
   "scripts/lab-test.mjs",
   "scripts/lab-test.ts",
   "scripts/lab-progress-reporter.ts",
+  "scripts/verify-lesson.ts",
   "lessons/33-mcp-lite/README.md",
   "lessons/33-mcp-lite/README.en.md",
+  "lessons/13-process-boundary/README.md",
+  "lessons/13-process-boundary/README.en.md",
+  // The lesson's failing implementations (anti-patterns, no solution code); the demos that
+  // run them beside the reference client stay in the workbook.
+  "docs/demos/naive-clients.ts",
   "docs/quick-start.md",
   "docs/client-contract.md",
   "tsconfig.json",
@@ -45,6 +59,7 @@ export const STUDENT_SCRIPTS: Record<string, string> = {
   typecheck: "tsc --noEmit -p .",
   grade: "tsx grader/cli.ts",
   "lab:starter": "node scripts/lab-test.mjs starter",
+  "verify:lesson": "tsx scripts/verify-lesson.ts",
 };
 
 // Builds the learner repository in `out` (which must not exist or be empty).
@@ -56,9 +71,11 @@ export function buildStudent(out: string): void {
     const src = join(ROOT, "grader", name);
     if (statSync(src).isFile() && !GRADER_ONLY_WORKBOOK.has(name)) cpSync(src, join(out, "grader", name));
   }
+  const problems: string[] = [];
   for (const file of STUDENT_FILES) {
     mkdirSync(dirname(join(out, file)), { recursive: true });
     const text = readFileSync(join(ROOT, file));
+    if (file.endsWith(".md")) problems.push(...editionProblems(text.toString("utf8")).map((p) => `${file}: ${p}`));
     writeFileSync(join(out, file), file.endsWith(".md") ? filterMarkdown(text.toString("utf8"), file.endsWith(".en.md") ? "en" : "zh") : text);
   }
   const pkg = studentPackage(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")));
@@ -68,7 +85,14 @@ export function buildStudent(out: string): void {
   cpSync(join(ROOT, "grader/platforms/github-classroom/classroom.yml"), join(out, ".github/workflows/classroom.yml"));
   writeFileSync(join(out, ".gitignore"), "node_modules/\n.grade/\ncoverage/\ngrade.json\ngrade.md\n");
   writeFileSync(join(out, "README.md"), studentReadme());
-  for (const file of listFiles(out).filter((f) => f.endsWith(".md"))) writeFileSync(file, unlinkMissing(readFileSync(file, "utf8"), dirname(file)));
+  for (const file of listFiles(out).filter((f) => f.endsWith(".md"))) {
+    const text = readFileSync(file, "utf8");
+    problems.push(...missingNames(text, file, out).map((name) => `${relative(out, file)}: names ${name}, which the edition does not hold`));
+    writeFileSync(file, unlinkMissing(text, dirname(file)));
+  }
+  // The edition is the truth: a text that would be cut, or that names what is left out,
+  // stops the build instead of reaching a learner.
+  if (problems.length > 0) throw new Error(`the student edition would not match its text:\n  ${problems.join("\n  ")}`);
 }
 
 // Keeps the text of every relative Markdown link whose target the learner repository does
@@ -129,7 +153,7 @@ export function studentPackage(root: PackageJson): PackageJson {
     scripts: STUDENT_SCRIPTS,
     ...(root.dependencies ? { dependencies: root.dependencies } : {}),
     ...(root.devDependencies ? { devDependencies: Object.fromEntries(Object.entries(root.devDependencies).filter(([name]) => !WORKBOOK_ONLY_PACKAGES.has(name))) } : {}),
-    imports: { "#submission/*": `./${LAB}/starter/*` },
+    imports: { "#submission/*": `./${LAB}/starter/*`, "#process-boundary/*": `./${LAB13}/starter/*` },
   };
 }
 
@@ -199,19 +223,43 @@ const NOTE = {
 // What a learner's Markdown may not keep: a command that needs the solution, the corpus or a
 // script the learner repository does not have, and links to files it does not contain.
 export function unavailableCommand(line: string): boolean {
-  if (/--solution\b|lab:solution|labs\/33-mcp-lite\/(solution|corpus)\b|\bsolution\/|\bcorpus\//.test(line)) return true;
+  if (/--solution\b|lab:solution|labs\/\d+-[\w-]+\/(solution|corpus)\b|\bsolution\/|\bcorpus\//.test(line)) return true;
+  if (/npm (test|run \S+) --workspace\b|\bpnpm\b/.test(line)) return true;
   for (const match of line.matchAll(/npm run ([\w:-]+)/g)) if (!(match[1]! in STUDENT_SCRIPTS)) return true;
   return false;
 }
 
-// Filters one Markdown file for the learner repository: solution excerpts become a note,
-// command blocks that need what is left out become a note, other lines naming them go, and
-// the workbook's tooling markers (snippet, run) are dropped.
+/** Opens and closes a passage of the workbook's Markdown that the student edition leaves out whole. */
+const INSTRUCTOR_OPEN = /^<!--\s*instructor-only\s*-->\s*$/;
+const INSTRUCTOR_CLOSE = /^<!--\s*\/instructor-only\s*-->\s*$/;
+
+// Filters one Markdown file for the learner repository: instructor-only passages go, solution
+// excerpts become a note, command blocks that need what is left out become a note, other lines
+// naming them go, and the workbook's tooling markers (snippet, run) are dropped. What it cuts
+// besides the instructor-only passages is a defect of the source text (editionProblems says so).
 export function filterMarkdown(text: string, lang: "zh" | "en"): string {
+  return filterLines(text, lang).out.join("\n");
+}
+
+// Where the filter would cut a line or a command block outside an instructor-only passage:
+// the edition would then hold a sentence cut short or a command announced and missing. Each
+// problem is "line N: text".
+export function editionProblems(text: string): string[] {
+  return filterLines(text, "en").cuts.map((c) => `line ${c.line}: ${c.text.trim()}`);
+}
+
+function filterLines(text: string, lang: "zh" | "en"): { out: string[]; cuts: Array<{ line: number; text: string }> } {
   const lines = text.split("\n");
   const out: string[] = [];
+  const cuts: Array<{ line: number; text: string }> = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    if (INSTRUCTOR_OPEN.test(line)) {
+      while (i < lines.length && !INSTRUCTOR_CLOSE.test(lines[i]!)) i++;
+      // Keep one blank line where the passage was, so the paragraphs around it stay apart.
+      if (out.length > 0 && out[out.length - 1] !== "" && lines[i + 1]?.trim() !== "") out.push("");
+      continue;
+    }
     const marker = /^<!--\s*(snippet|run):?\s*([^>]*?)\s*-->\s*$/.exec(line);
     if (marker || lines[i]!.startsWith("```")) {
       // A fenced block, possibly announced by a marker on the line before (blank lines allowed).
@@ -226,15 +274,57 @@ export function filterMarkdown(text: string, lang: "zh" | "en"): string {
       const body = lines.slice(open + 1, close);
       const fromSolution = marker?.[1] === "snippet" && /solution\//.test(marker[2]!);
       if (fromSolution) out.push(NOTE.excerpt[lang]);
-      else if (marker?.[1] === "run" && body.some(unavailableCommand)) out.push(NOTE.command[lang]);
-      else out.push(lines[open]!, ...body.filter((l) => !unavailableCommand(l)), lines[close] ?? "```");
+      else if (marker?.[1] === "run" && body.some(unavailableCommand)) {
+        out.push(NOTE.command[lang]);
+        cuts.push({ line: open + 2, text: body.find(unavailableCommand)! });
+      } else {
+        body.forEach((l, k) => {
+          if (unavailableCommand(l)) cuts.push({ line: open + k + 2, text: l });
+        });
+        out.push(lines[open]!, ...body.filter((l) => !unavailableCommand(l)), lines[close] ?? "```");
+      }
       i = close;
       continue;
     }
-    if (unavailableCommand(line)) continue;
+    if (unavailableCommand(line)) {
+      cuts.push({ line: i + 1, text: line });
+      continue;
+    }
     out.push(line);
   }
-  return out.join("\n");
+  return { out, cuts };
+}
+
+/** Top-level folders of the workbook whose paths a learner's text may name. */
+const NAMED_ROOTS = /^(labs|lessons|docs|fixtures|grader|scripts|packages|tests|bench)\//;
+/** Paths named relative to a lab folder (the lab README, the lesson's tables). */
+const LAB_RELATIVE = /^(starter|solution|tests|probes|homework|corpus)\//;
+
+// The files and folders a Markdown text names in backticks or links that the learner
+// repository `out` does not hold: repository paths, paths inside a lab, and bare file names
+// (`notifications.ts`) that no file of the repository carries.
+export function missingNames(markdown: string, file: string, out: string): string[] {
+  const names = new Set<string>();
+  for (const m of markdown.matchAll(/`([^`\s]+)`/g)) names.add(m[1]!);
+  for (const m of markdown.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) if (!/^(https?:|mailto:)/.test(m[1]!)) names.add(m[1]!);
+  const labs = readdirSync(join(out, "labs")).map((name) => join(out, "labs", name));
+  const basenames = new Set(listFiles(out).map((f) => f.slice(f.lastIndexOf("/") + 1)));
+  const missing: string[] = [];
+  for (const raw of names) {
+    const name = raw.replace(/[:#].*$/, "").replace(/[),.;，。；]+$/, "");
+    const path = name.replace(/\/\*.*$/, "/").replace(/\*.*$/, "");
+    if (!path) continue;
+    let found: boolean;
+    if (NAMED_ROOTS.test(path) || path.startsWith("../") || path.startsWith("./")) {
+      found = existsSync(resolve(out, path)) || existsSync(resolve(dirname(file), path));
+    } else if (LAB_RELATIVE.test(path)) {
+      found = labs.some((lab) => existsSync(join(lab, path))) || existsSync(resolve(dirname(file), path));
+    } else if (/^[\w.-]+\.(ts|mjs|js|json|md|yml)$/.test(path) && !path.startsWith(".")) {
+      found = basenames.has(path);
+    } else continue;
+    if (!found) missing.push(raw);
+  }
+  return missing;
 }
 
 function studentReadme(): string {
