@@ -311,14 +311,14 @@ export function missingNames(markdown: string, file: string, out: string): strin
   const basenames = new Set(listFiles(out).map((f) => f.slice(f.lastIndexOf("/") + 1)));
   const missing: string[] = [];
   for (const raw of names) {
+    if (/[<>{}$]/.test(raw)) continue; // a placeholder such as <name>.test.ts
     const name = raw.replace(/[:#].*$/, "").replace(/[),.;，。；]+$/, "");
     const path = name.replace(/\/\*.*$/, "/").replace(/\*.*$/, "");
     if (!path) continue;
+    const fileLike = path.endsWith("/") || /\.\w+$/.test(path);
     let found: boolean;
-    if (NAMED_ROOTS.test(path) || path.startsWith("../") || path.startsWith("./")) {
-      found = existsSync(resolve(out, path)) || existsSync(resolve(dirname(file), path));
-    } else if (LAB_RELATIVE.test(path)) {
-      found = labs.some((lab) => existsSync(join(lab, path))) || existsSync(resolve(dirname(file), path));
+    if (NAMED_ROOTS.test(path) || path.startsWith("../") || path.startsWith("./") || (LAB_RELATIVE.test(path) && fileLike)) {
+      found = [out, dirname(file), ...labs].some((base) => existsSync(resolve(base, path)));
     } else if (/^[\w.-]+\.(ts|mjs|js|json|md|yml)$/.test(path) && !path.startsWith(".")) {
       found = basenames.has(path);
     } else continue;
