@@ -36,6 +36,7 @@ const STUDENT_FILES = [
   "fixtures/mcp-server.mjs",
   "scripts/lab-test.mjs",
   "scripts/lab-test.ts",
+  "scripts/lab-watch.ts",
   "scripts/lab-progress-reporter.ts",
   "scripts/verify-lesson.ts",
   "lessons/33-mcp-lite/README.md",

@@ -43,6 +43,7 @@ const MESSAGES = {
     importFailed: "导入检查没有通过：{message}",
     importOk: "   通过（{exports}）",
     running: "③ 运行证据测试（时限 {limit} 秒；--watch 进入监视模式）…",
+    runningFiles: "③ 运行 LAB_TEST_FILES 指定的测试：{files}（时限 {limit} 秒）…",
     stopped: "运行超过 {limit} 秒被终止（同步死循环？永不返回的 close()？）。",
     stillRunning: "当时仍未结束的测试：{tests}",
     filesRunning: "当时仍未结束的测试文件（卡在其中某个测试里，来不及报告是哪一个）：{files}",
@@ -62,6 +63,7 @@ const MESSAGES = {
     importFailed: "The import check failed: {message}",
     importOk: "   ok ({exports})",
     running: "3. evidence tests (limit {limit} s; --watch for watch mode) …",
+    runningFiles: "3. the tests LAB_TEST_FILES names: {files} (limit {limit} s) …",
     stopped: "The run was stopped after {limit} s (an endless synchronous loop? a close() that never resolves?).",
     stillRunning: "Tests still running then: {tests}",
     filesRunning: "Test files still running then (stuck inside one of their tests, too busy to say which): {files}",
@@ -272,7 +274,9 @@ async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptio
   };
   const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
   const config = join(labDir, manifest.vitestConfig);
-  console.log(say(lang, "running", { limit: options.limitS }));
+  // LAB_TEST_FILES chooses other tests (the homework, say): the heading names them.
+  const files = env.LAB_TEST_FILES === manifest.evidenceFiles.join(",") ? undefined : env.LAB_TEST_FILES;
+  console.log(files ? say(lang, "runningFiles", { files, limit: options.limitS }) : say(lang, "running", { limit: options.limitS }));
   const progress = join(root, "scripts", "lab-progress-reporter.ts");
   const outcome = await run(process.execPath, [vitest, "run", "--config", config, ...reporters, `--reporter=${progress}`, ...options.rest], {
     env,
