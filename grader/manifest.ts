@@ -56,8 +56,8 @@ export interface TodoDef {
   name?: string;
   /**
    * The graded tests this TODO owns: a failure of one is charged to it (unless the failure
-   * says it needs another TODO first). Each entry is a check id and the test title, or its
-   * fixed start; the longest matching start wins. Tests of a check no TODO owns this way are
+   * says it needs another TODO first). Each entry is a check id and the test title, or a fixed
+   * part of it; the longest part a title contains wins. Tests of a check no TODO owns this way are
    * charged to the first TODO listing the check.
    */
   tests?: Array<{ check: string; test: string }>;

@@ -67,14 +67,14 @@ interface Failure {
   owner: string;
 }
 
-// The TODO that owns a test: the longest matching title start among the TODOs' tests, else the
-// first TODO listing the check.
+// The TODO that owns a test: the longest title part among the TODOs' tests that the title
+// contains, else the first TODO listing the check.
 function ownerOf(todos: TodoDef[], check: string, test: string | undefined): string | undefined {
   let best: { tag: string; length: number } | undefined;
   if (test !== undefined) {
     for (const todo of todos) {
       for (const own of todo.tests ?? []) {
-        if (own.check === check && test.startsWith(own.test) && own.test.length > (best?.length ?? -1)) best = { tag: todo.tag, length: own.test.length };
+        if (own.check === check && test.includes(own.test) && own.test.length > (best?.length ?? -1)) best = { tag: todo.tag, length: own.test.length };
       }
     }
   }

@@ -46,7 +46,7 @@ describe("npm run dist -- student", () => {
   });
 
   it("leaves out the solution, the corpus, the project's own tests and the demos that drive the solution", () => {
-    for (const path of [`${lab}/solution`, `${lab}/corpus`, "tests", "docs/demos", "grader/corpus.ts", "scripts/dist.ts"]) {
+    for (const path of [`${lab}/solution`, `${lab}/corpus`, "labs/13-process-boundary/solution", "tests", "docs/demos/cli.ts", "docs/demos/cases", "grader/corpus.ts", "scripts/dist.ts"]) {
       expect(existsSync(join(repo.dir, path)), path).toBe(false);
     }
     const files = listFiles(repo.dir).map((f) => relative(repo.dir, f));
