@@ -79,7 +79,7 @@ const checks: CheckDef[] = [
     title: { zh: "协议", en: "Protocol (协议)" },
     standard: { zh: "初始化后才发现/调用", en: "discover and call only after initialize" },
     deduction: { zh: "跳过握手", en: "skipping the handshake" },
-    hint: { zh: "握手见 7.8：initialize 成功前 listTools/callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize 共享一次握手；版本不支持时失败并停止子进程。不合法的行（协议故障）见 7.7，超长行（分帧，TODO(framing)）见 7.12，调用输入校验（MCP_INVALID_ARGUMENT）见 7.2。", en: "Handshake, section 7.8: before initialize succeeds, listTools/callTool reject MCP_NOT_INITIALIZED and write nothing; concurrent initialize calls share one handshake; an unsupported version fails and stops the child. Invalid lines (protocol faults): 7.7; an oversized line (framing, TODO(framing)): 7.12; checking call input (MCP_INVALID_ARGUMENT): 7.2." },
+    hint: { zh: "重读课程「握手」一节（7.8）：initialize 成功前 listTools/callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize 共享一次握手；版本不支持时失败并停止子进程。不合法的行（协议故障）见 7.7，超长行（分帧，TODO(framing)）见 7.12，调用输入校验（MCP_INVALID_ARGUMENT）见 7.2。", en: "Reread the handshake section (7.8): before initialize succeeds, listTools/callTool reject MCP_NOT_INITIALIZED and write nothing; concurrent initialize calls share one handshake; an unsupported version fails and stops the child. Invalid lines (protocol faults): 7.7; an oversized line (framing, TODO(framing)): 7.12; checking call input (MCP_INVALID_ARGUMENT): 7.2." },
   }),
   leftoversCheck("probe/orphans", "probe", 8, LESSON_SECTIONS.close, {
     title: { zh: "孤儿进程探针", en: "Orphan probe" },
