@@ -76,10 +76,13 @@ function runIn(dir: string, command: string): Promise<{ code: number | null; out
 const read = (file: string) => readFileSync(join(edition, file), "utf8");
 const commands = () => walkCommands(TEXTS.map((file) => ({ file, text: read(file) })), extractCommands);
 const timings: string[] = [];
-const isLanguageVariant = (command: string) => {
+// "language" for the English variant of another command the texts name, "run" for
+// lab:starter's one-test and watch runs, undefined for a base command.
+function variantOf(command: string): "language" | "run" | undefined {
   const zh = command.replace(/^LAB_LANG=en /, "").replace(/ --lang en\b/, "").replace(/ --$/, "");
-  return zh !== command && commands().some((c) => c.command === zh);
-};
+  if (zh !== command && commands().some((c) => c.command === zh)) return "language";
+  return /^npm run lab:starter -- (--watch|timeout)$/.test(command) ? "run" : undefined;
+}
 
 beforeAll(async () => {
   const ci = await runIn(edition, "npm ci --offline --no-audit --no-fund --loglevel=error");
@@ -116,10 +119,13 @@ for (const stage of STAGES) {
   describe.sequential(`a learner at the ${stage} stage`, () => {
     for (const command of commands()) {
       if (command.command === "npm ci") continue; // installed above, offline
-      // An English variant runs the same code as its Chinese command: once, on the finished copy
-      // (where it is fast), is enough; the English grade report runs at every stage, since its
-      // TODO names differ from the Chinese ones.
-      if (stage !== "finished" && isLanguageVariant(command.command) && !/^npm run grade -- --lang en$/.test(command.command)) continue;
+      // A variant runs the same code as its base command, which runs at every stage: an English
+      // variant once on the finished copy (where it is fast), the one-test and no-terminal watch
+      // runs once on the untouched starter. The English grade report runs at every stage, since
+      // its TODO names differ from the Chinese ones.
+      const variant = variantOf(command.command);
+      if (variant === "language" && stage !== "finished" && !/^npm run grade -- --lang en$/.test(command.command)) continue;
+      if (variant === "run" && stage !== "starter") continue;
       const want = expectation(command.command, stage);
       it(`\`${command.command}\` exits ${want.exit}${want.contains.length > 0 ? ` and shows ${want.contains.map((c) => JSON.stringify(c)).join(", ")}` : ""}`, async () => {
         const outcome = await runIn(repos.get(stage)!, command.run);
