@@ -29,7 +29,7 @@
 //      initialize 成功前 listTools / callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize
 //      共享一次握手；检查回答，协议版本必须在 SUPPORTED_PROTOCOL_VERSIONS 里（版本协商是必做的，
 //      rubric/handshake 会检查），否则失败并停掉子进程；之后才发 notifications/initialized。
-//   6  exit                          §7.9       evidence/server-exit
+//   6  exit                          §7.9       evidence/server-exit, rubric/lifecycle
 //      子进程退出时所有 pending 以 MCP_PROCESS_EXIT reject（带 exitCode、signal 和 stderr 尾部：要保留
 //      服务器写到 stderr 的内容，不能丢掉），initialized 复位，之后 initialize() 可以启动新进程。
 //   7  close                         §7.10      rubric/process, probe/orphans, rubric/lifecycle
