@@ -27,7 +27,9 @@ export function walkCommands(texts: Array<{ file: string; text: string }>, extra
   const seen = new Set<string>();
   const out: WalkCommand[] = [];
   for (const { text } of texts) {
-    for (const raw of [...extract(text).map((c) => c.command), ...inlineCommands(text)]) {
+    // The English lessons show their commands in ```sh blocks (the Chinese ones carry the run markers).
+    const blocks = extract(text.replace(/^```sh\s*$/gm, "```bash"));
+    for (const raw of [...blocks.map((c) => c.command), ...inlineCommands(text)]) {
       const command = raw.replace(/\s+#.*$/, "").trim();
       if (seen.has(command) || /[<>…]|\bpnpm\b/.test(command)) continue;
       seen.add(command);
