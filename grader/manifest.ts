@@ -52,6 +52,17 @@ export interface TodoDef {
   lesson: string;
   /** Checks that cover this TODO: it is done when they all pass. Homework checks may appear. */
   checks: string[];
+  /** The name English reports use when the tag is not English (the seed's first tag is Chinese). */
+  name?: string;
+  /**
+   * The graded tests this TODO owns: a failure of one is charged to it (unless the failure
+   * says it needs another TODO first). Each entry is a check id and the test title, or a fixed
+   * part of it; the longest part a title contains wins. Tests of a check no TODO owns this way are
+   * charged to the first TODO listing the check.
+   */
+  tests?: Array<{ check: string; test: string }>;
+  /** Regular expressions (sources): a failing test whose message matches one is charged to this TODO, whichever test it is. */
+  blame?: string[];
 }
 
 export interface LabManifest {

@@ -11,26 +11,44 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { editionProblems, filterMarkdown, missingNames, STUDENT_SCRIPTS, studentReadme, unlinkMissing } from "./edition-text.ts";
 import { writeZip } from "./zip.ts";
+
+export { filterMarkdown, STUDENT_SCRIPTS, unavailableCommand, unlinkMissing } from "./edition-text.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const LAB = "labs/33-mcp-lite";
+/** Lesson 13, the prerequisite: its lab ships too (without its solution). */
+const LAB13 = "labs/13-process-boundary";
 
 /** Folders copied whole into the learner repository. */
-const STUDENT_DIRS = [`${LAB}/starter`, `${LAB}/tests`, `${LAB}/probes`, `${LAB}/homework`, "grader/child", "grader/report", "grader/platforms", "grader/sandbox"];
+const STUDENT_DIRS = [
+  `${LAB}/starter`, `${LAB}/tests`, `${LAB}/probes`, `${LAB}/homework`, `${LAB}/host`,
+  `${LAB13}/starter`, `${LAB13}/tests`,
+  "grader/child", "grader/report", "grader/platforms", "grader/sandbox", "lessons/tools",
+];
 /** Single files copied into the learner repository. */
 const STUDENT_FILES = [
   `${LAB}/lab.ts`,
   `${LAB}/vitest.config.ts`,
   `${LAB}/README.md`,
+  `${LAB}/README.en.md`,
+  `${LAB13}/lab.ts`,
+  `${LAB13}/vitest.config.ts`,
   "fixtures/index.ts",
   "fixtures/mcp-server.mjs",
-  "fixtures/README.md",
   "scripts/lab-test.mjs",
   "scripts/lab-test.ts",
+  "scripts/lab-watch.ts",
   "scripts/lab-progress-reporter.ts",
+  "scripts/verify-lesson.ts",
   "lessons/33-mcp-lite/README.md",
   "lessons/33-mcp-lite/README.en.md",
+  "lessons/13-process-boundary/README.md",
+  "lessons/13-process-boundary/README.en.md",
+  // The lesson's failing implementations (anti-patterns, no solution code); the demos that
+  // run them beside the reference client stay in the workbook.
+  "docs/demos/naive-clients.ts",
   "docs/quick-start.md",
   "docs/client-contract.md",
   "tsconfig.json",
@@ -40,14 +58,6 @@ const GRADER_ONLY_WORKBOOK = new Set(["bench.ts", "corpus.ts", "README.md"]);
 /** Dev dependencies only the workbook uses (its own tests, coverage, the MCP SDK comparison,
  *  mutation testing): the learner repository and its lock file do without them. */
 const WORKBOOK_ONLY_PACKAGES = new Set(["@modelcontextprotocol/sdk", "@vitest/coverage-v8", "saxes", "@stryker-mutator/core", "@stryker-mutator/vitest-runner"]);
-/** The learner repository's scripts: the two commands of its README, and their parts. */
-export const STUDENT_SCRIPTS: Record<string, string> = {
-  test: "npm run typecheck && node scripts/lab-test.mjs starter",
-  typecheck: "tsc --noEmit -p .",
-  grade: "tsx grader/cli.ts",
-  "lab:starter": "node scripts/lab-test.mjs starter",
-};
-
 // Builds the learner repository in `out` (which must not exist or be empty).
 export function buildStudent(out: string): void {
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty`);
@@ -57,9 +67,11 @@ export function buildStudent(out: string): void {
     const src = join(ROOT, "grader", name);
     if (statSync(src).isFile() && !GRADER_ONLY_WORKBOOK.has(name)) cpSync(src, join(out, "grader", name));
   }
+  const problems: string[] = [];
   for (const file of STUDENT_FILES) {
     mkdirSync(dirname(join(out, file)), { recursive: true });
     const text = readFileSync(join(ROOT, file));
+    if (file.endsWith(".md")) problems.push(...editionProblems(text.toString("utf8")).map((p) => `${file}: ${p}`));
     writeFileSync(join(out, file), file.endsWith(".md") ? filterMarkdown(text.toString("utf8"), file.endsWith(".en.md") ? "en" : "zh") : text);
   }
   const pkg = studentPackage(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")));
@@ -69,16 +81,14 @@ export function buildStudent(out: string): void {
   cpSync(join(ROOT, "grader/platforms/github-classroom/classroom.yml"), join(out, ".github/workflows/classroom.yml"));
   writeFileSync(join(out, ".gitignore"), "node_modules/\n.grade/\ncoverage/\ngrade.json\ngrade.md\n");
   writeFileSync(join(out, "README.md"), studentReadme());
-  for (const file of listFiles(out).filter((f) => f.endsWith(".md"))) writeFileSync(file, unlinkMissing(readFileSync(file, "utf8"), dirname(file)));
-}
-
-// Keeps the text of every relative Markdown link whose target the learner repository does
-// not contain (the architecture notes, another lesson's solution, …) and drops the link.
-export function unlinkMissing(markdown: string, dir: string): string {
-  return markdown.replace(/\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, text: string, target: string) => {
-    if (/^(https?:|mailto:|#)/.test(target)) return whole;
-    return existsSync(resolve(dir, target.split("#")[0]!)) ? whole : text;
-  });
+  for (const file of listFiles(out).filter((f) => f.endsWith(".md"))) {
+    const text = readFileSync(file, "utf8");
+    problems.push(...missingNames(text, file, out, listFiles(out)).map((name) => `${relative(out, file)}: names ${name}, which the edition does not hold`));
+    writeFileSync(file, unlinkMissing(text, dirname(file)));
+  }
+  // The edition is the truth: a text that would be cut, or that names what is left out,
+  // stops the build instead of reaching a learner.
+  if (problems.length > 0) throw new Error(`the student edition would not match its text:\n  ${problems.join("\n  ")}`);
 }
 
 // Builds the Gradescope autograder zip: setup.sh and run_autograder at its root, next to
@@ -130,7 +140,7 @@ export function studentPackage(root: PackageJson): PackageJson {
     scripts: STUDENT_SCRIPTS,
     ...(root.dependencies ? { dependencies: root.dependencies } : {}),
     ...(root.devDependencies ? { devDependencies: Object.fromEntries(Object.entries(root.devDependencies).filter(([name]) => !WORKBOOK_ONLY_PACKAGES.has(name))) } : {}),
-    imports: { "#submission/*": `./${LAB}/starter/*` },
+    imports: { "#submission/*": `./${LAB}/starter/*`, "#process-boundary/*": `./${LAB13}/starter/*` },
   };
 }
 
@@ -184,95 +194,6 @@ function resolveIn(packages: Record<string, LockEntry>, from: string, name: stri
     const cut = base.lastIndexOf("/node_modules/");
     base = cut < 0 ? "" : base.slice(0, cut);
   }
-}
-
-const NOTE = {
-  excerpt: {
-    zh: "> （学员版省略了这段参考实现的代码摘录：这正是你要在 `labs/33-mcp-lite/starter/src/` 里自己写的部分。）",
-    en: "> (The student edition leaves out this excerpt of the reference implementation: it is the part you write yourself in `labs/33-mcp-lite/starter/src/`.)",
-  },
-  command: {
-    zh: "> （这条命令需要参考实现，只在讲师的工作簿里运行，学员版不含。）",
-    en: "> (This command needs the reference implementation; it runs in the instructor's workbook only, not in the student edition.)",
-  },
-} as const;
-
-// What a learner's Markdown may not keep: a command that needs the solution, the corpus or a
-// script the learner repository does not have, and links to files it does not contain.
-export function unavailableCommand(line: string): boolean {
-  if (/--solution\b|lab:solution|labs\/33-mcp-lite\/(solution|corpus)\b|\bsolution\/|\bcorpus\//.test(line)) return true;
-  for (const match of line.matchAll(/npm run ([\w:-]+)/g)) if (!(match[1]! in STUDENT_SCRIPTS)) return true;
-  return false;
-}
-
-// Filters one Markdown file for the learner repository: solution excerpts become a note,
-// command blocks that need what is left out become a note, other lines naming them go, and
-// the workbook's tooling markers (snippet, run) are dropped.
-export function filterMarkdown(text: string, lang: "zh" | "en"): string {
-  const lines = text.split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const marker = /^<!--\s*(snippet|run):?\s*([^>]*?)\s*-->\s*$/.exec(line);
-    if (marker || lines[i]!.startsWith("```")) {
-      // A fenced block, possibly announced by a marker on the line before (blank lines allowed).
-      let open = i;
-      if (marker) {
-        open = i + 1;
-        while (open < lines.length && lines[open]!.trim() === "") open++;
-        if (!lines[open]?.startsWith("```")) continue; // a marker without a block: drop it
-      }
-      let close = open + 1;
-      while (close < lines.length && !lines[close]!.startsWith("```")) close++;
-      const body = lines.slice(open + 1, close);
-      const fromSolution = marker?.[1] === "snippet" && /solution\//.test(marker[2]!);
-      if (fromSolution) out.push(NOTE.excerpt[lang]);
-      else if (marker?.[1] === "run" && body.some(unavailableCommand)) out.push(NOTE.command[lang]);
-      else out.push(lines[open]!, ...body.filter((l) => !unavailableCommand(l)), lines[close] ?? "```");
-      i = close;
-      continue;
-    }
-    if (unavailableCommand(line)) continue;
-    out.push(line);
-  }
-  return out.join("\n");
-}
-
-function studentReadme(): string {
-  return `# 第 33 课 MCP-lite：学员仓库
-
-这是你的作业仓库。你要写的代码在 \`labs/33-mcp-lite/starter/src/\`（你的工作副本），课程正文在
-[\`lessons/33-mcp-lite/README.md\`](lessons/33-mcp-lite/README.md)，上手步骤在 [\`docs/quick-start.md\`](docs/quick-start.md)。
-
-先安装一次依赖（需要 Node 20 或更高版本）：\`npm ci\`。之后只需要两条命令：
-
-\`\`\`bash
-npm test          # 类型检查 + 六项证据测试，跑你的 starter
-npm run grade     # 完整评分：证据 + rubric 探针 + 孤儿进程 + 作业加分，与老师用的评分器是同一份代码
-\`\`\`
-
-\`npm run grade -- --lang en\` 输出英文报告；退出码 0 通过、1 未通过、2 无法评分。
-每次 push，\`.github/workflows/classroom.yml\` 会在 GitHub Actions 里跑同样的评分，并把报告放进 job summary。
-
-| 目录 | 内容 |
-|---|---|
-| \`labs/33-mcp-lite/starter/\` | 你的工作副本：按 \`TODO(...)\` 的顺序实现 |
-| \`labs/33-mcp-lite/tests/evidence/\` | 六项证据测试（\`npm test\` 跑的就是它们） |
-| \`labs/33-mcp-lite/probes/\` | rubric 探针，评分时运行 |
-| \`labs/33-mcp-lite/homework/\` | 课后作业（加分项），见其中的 README |
-| \`fixtures/\` | 测试用的 MCP-lite 服务器 |
-| \`grader/\` | 评分器 |
-
-本仓库不含参考实现。
-
-## English
-
-Your working copy is \`labs/33-mcp-lite/starter/src/\`; the lesson is \`lessons/33-mcp-lite/README.en.md\`.
-Install once with \`npm ci\` (Node 20+), then: \`npm test\` (type check + the six evidence tests on your
-starter) and \`npm run grade -- --lang en\` (the full grade: evidence, rubric probes, orphan probe,
-homework bonus; exit 0 pass, 1 fail, 2 could not grade). This repository does not contain the
-reference solution.
-`;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -8,7 +8,8 @@
 //      a test that never ends (a `for (;;)`, a close() that never resolves) is reported by
 //      name and the run is stopped, never waited on forever.
 // Options: --lab <id or number> (default: DEFAULT_LAB of grader/manifest.ts), --lang zh|en (or LAB_LANG=en),
-// --watch (vitest's watch mode: reruns when a file changes; type check once first),
+// --watch (reruns the whole safe run, type check first, whenever a file of the folder changes;
+// needs a terminal, else it says so and runs once: scripts/lab-watch.ts),
 // --limit-s N, --no-typecheck. Anything else goes to vitest, so
 // `npm run lab:starter -- timeout` runs only tests/evidence/timeout.test.ts.
 // Exit status: 0 all tests passed, 1 a test failed or the run was stopped, 2 the folder
@@ -22,6 +23,7 @@ import { DEFAULT_LAB, type LabManifest } from "../grader/manifest.ts";
 import { importCheck } from "../grader/grade.ts";
 import { fillTemplate } from "../grader/message-template.ts";
 import { writeTypecheckConfig } from "../grader/preflight.ts";
+import { canWatch, watchLoop, watchWords } from "./lab-watch.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -41,7 +43,7 @@ const MESSAGES = {
     importFailed: "导入检查没有通过：{message}",
     importOk: "   通过（{exports}）",
     running: "③ 运行证据测试（时限 {limit} 秒；--watch 进入监视模式）…",
-    watching: "③ 监视模式：保存文件后自动重跑，按 q 退出 …",
+    runningFiles: "③ 运行 LAB_TEST_FILES 指定的测试：{files}（时限 {limit} 秒）…",
     stopped: "运行超过 {limit} 秒被终止（同步死循环？永不返回的 close()？）。",
     stillRunning: "当时仍未结束的测试：{tests}",
     filesRunning: "当时仍未结束的测试文件（卡在其中某个测试里，来不及报告是哪一个）：{files}",
@@ -61,7 +63,7 @@ const MESSAGES = {
     importFailed: "The import check failed: {message}",
     importOk: "   ok ({exports})",
     running: "3. evidence tests (limit {limit} s; --watch for watch mode) …",
-    watching: "3. watch mode: tests rerun when you save a file; press q to quit …",
+    runningFiles: "3. the tests LAB_TEST_FILES names: {files} (limit {limit} s) …",
     stopped: "The run was stopped after {limit} s (an endless synchronous loop? a close() that never resolves?).",
     stillRunning: "Tests still running then: {tests}",
     filesRunning: "Test files still running then (stuck inside one of their tests, too busy to say which): {files}",
@@ -128,13 +130,11 @@ interface RunOptions {
   env?: NodeJS.ProcessEnv;
   limitMs?: number;
   stdio?: StdioOptions;
-  group?: boolean;
 }
 
-function run(cmd: string, args: string[], { env = process.env, limitMs, stdio = "inherit", group = true }: RunOptions = {}): Promise<{ code: number | null; timedOut: boolean }> {
+function run(cmd: string, args: string[], { env = process.env, limitMs, stdio = "inherit" }: RunOptions = {}): Promise<{ code: number | null; timedOut: boolean }> {
   return new Promise((done) => {
-    // Watch mode reads the terminal, which a process in a group of its own may not do.
-    const detached = group && process.platform !== "win32";
+    const detached = process.platform !== "win32";
     const child = spawn(cmd, args, { cwd: root, env, stdio, detached });
     let timedOut = false;
     const killGroup = () => {
@@ -195,6 +195,14 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   }
   const target = await findTarget(options);
   if (typeof target === "number") return target;
+  if (options.watch && canWatch()) return watchLoop(relative(root, target.dir) || target.dir, lang, () => oneRun(target, options));
+  if (options.watch) console.log(watchWords(lang, "noTty"));
+  return oneRun(target, options);
+}
+
+// One safe run: the type check, the import check, then the evidence tests; its exit status.
+async function oneRun(target: Target, options: LabTestOptions): Promise<number> {
+  const { lang } = options;
   const temp = mkdtempSync(join(tmpdir(), "lab-test-"));
   try {
     if (options.typecheck && !(await typecheckStep(target, temp, lang))) return 2;
@@ -253,7 +261,7 @@ async function typecheckStep({ manifest, dir }: Target, temp: string, lang: Lang
   return true;
 }
 
-// ③ The evidence tests in vitest: watch mode, or one run under the wall-clock limit.
+// ③ The evidence tests in vitest, one run under the wall-clock limit.
 async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptions, progressFile: string): Promise<number> {
   const { lang } = options;
   const reporters = options.rest.some((a) => a.startsWith("--reporter")) ? [] : ["--reporter=default"];
@@ -266,12 +274,9 @@ async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptio
   };
   const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
   const config = join(labDir, manifest.vitestConfig);
-  if (options.watch) {
-    console.log(say(lang, "watching"));
-    const outcome = await run(process.execPath, [vitest, "--config", config, ...reporters, ...options.rest], { env, group: false });
-    return outcome.code ?? 1;
-  }
-  console.log(say(lang, "running", { limit: options.limitS }));
+  // LAB_TEST_FILES chooses other tests (the homework, say): the heading names them.
+  const files = env.LAB_TEST_FILES === manifest.evidenceFiles.join(",") ? undefined : env.LAB_TEST_FILES;
+  console.log(files ? say(lang, "runningFiles", { files, limit: options.limitS }) : say(lang, "running", { limit: options.limitS }));
   const progress = join(root, "scripts", "lab-progress-reporter.ts");
   const outcome = await run(process.execPath, [vitest, "run", "--config", config, ...reporters, `--reporter=${progress}`, ...options.rest], {
     env,

@@ -12,13 +12,17 @@ export type TodoState = "done" | "not-yet" | "broken" | "unchecked";
 
 export interface TodoProgress {
   tag: string;
+  /** The tag as the report shows it in the report's language (an English name for a Chinese tag). */
+  label?: string;
   title: string;
   section: string;
   lesson: string;
   state: TodoState;
-  /** Covering checks that did not pass. */
+  /** Checks with a failure charged to this TODO. */
   failing: string[];
-  /** Later TODOs, still to do, that the failing checks also need (state stays "done"). */
+  /** The failures charged to this TODO: check id and test title (none for a check without tests). */
+  charged?: Array<{ check: string; test?: string }>;
+  /** Other TODOs, not done yet, that this TODO's own failing tests need first (state stays "done"). */
   waitingOn: string[];
 }
 
@@ -51,33 +55,87 @@ export function todoMarkers(submission: string): Set<string> | undefined {
   return tags;
 }
 
-// Each TODO's state, in order. A TODO is done when every check covering it passes; with
-// a failing check it is "not yet" while its TODO(...) marker is still in the source, and
-// "broken" once the marker is gone, unless every failing check is also covered by a later
-// TODO that is not done yet (then it counts as done, waiting on that TODO).
-export function todoProgress(todos: TodoDef[], checks: CheckResult[], lang: Lang, markers: Set<string> | undefined): TodoProgress[] {
-  const status = new Map<string, CheckStatus>(checks.map((c) => [c.id, c.status]));
-  const out: TodoProgress[] = new Array(todos.length);
-  for (let i = todos.length - 1; i >= 0; i--) {
-    const todo = todos[i]!;
-    const known = todo.checks.filter((id) => status.has(id));
-    const failing = known.filter((id) => status.get(id) !== "pass");
-    let state: TodoState;
-    let waitingOn: string[] = [];
-    if (known.length === 0) state = "unchecked";
-    else if (failing.length === 0) state = "done";
-    else if (markers ? markers.has(todo.tag) : failing.length === known.length) state = "not-yet";
-    else {
-      const later = out.slice(i + 1).filter((p) => p.state === "not-yet");
-      const unexplained = failing.filter((id) => !later.some((p) => todos.find((t) => t.tag === p.tag)!.checks.includes(id)));
-      if (unexplained.length === 0) {
-        state = "done";
-        waitingOn = later.filter((p) => failing.some((id) => todos.find((t) => t.tag === p.tag)!.checks.includes(id))).map((p) => p.tag);
-      } else state = "broken";
+/** "needs TODO(x) first" in either language, as the lab's tests write it. */
+const NEEDS = /(?:需要先完成|needs) TODO\(([^)\n]+)\)/;
+
+interface Failure {
+  check: string;
+  test?: string;
+  /** The TODO whose work the failure shows missing. */
+  charge: string;
+  /** The TODO that owns the failing test. */
+  owner: string;
+}
+
+// The TODO that owns a test: the longest title part among the TODOs' tests that the title
+// contains, else the first TODO listing the check.
+function ownerOf(todos: TodoDef[], check: string, test: string | undefined): string | undefined {
+  let best: { tag: string; length: number } | undefined;
+  if (test !== undefined) {
+    for (const todo of todos) {
+      for (const own of todo.tests ?? []) {
+        if (own.check === check && test.includes(own.test) && own.test.length > (best?.length ?? -1)) best = { tag: todo.tag, length: own.test.length };
+      }
     }
-    out[i] = { tag: todo.tag, title: todo.title[lang], section: todo.section, lesson: todo.lesson, state, failing, waitingOn };
+  }
+  return best?.tag ?? todos.find((t) => t.checks.includes(check))?.tag;
+}
+
+// Every failure of the result with the TODO it is charged to: the one its message says it
+// needs first, else the one whose blame pattern its message matches (a clean shutdown that
+// fails is close()'s fault in any test), else the test's owner.
+export function chargeFailures(todos: TodoDef[], checks: CheckResult[]): Failure[] {
+  const tags = new Set(todos.map((t) => t.tag));
+  const patterns = todos.flatMap((t) => (t.blame ?? []).map((source) => ({ tag: t.tag, re: new RegExp(source, "m") })));
+  const out: Failure[] = [];
+  for (const check of checks) {
+    if (check.status === "pass") continue;
+    const failed = check.tests.filter((x) => x.status === "fail");
+    const items = failed.length > 0 ? failed.map((x) => ({ test: x.title as string | undefined, message: x.message ?? "" })) : [{ test: undefined, message: check.message }];
+    for (const { test, message } of items) {
+      const owner = ownerOf(todos, check.id, test);
+      if (!owner) continue;
+      const needed = NEEDS.exec(message)?.[1];
+      const blamed = patterns.find((p) => p.re.test(message))?.tag;
+      const charge = needed && tags.has(needed) ? needed : (blamed ?? owner);
+      out.push({ check: check.id, ...(test === undefined ? {} : { test }), charge, owner });
+    }
   }
   return out;
+}
+
+// Each TODO's state, in order. A TODO is done when no failure is charged to it; with one it
+// is "not yet" while its TODO(...) marker is still in the source and "broken" once the
+// marker is gone. A TODO whose own tests fail only for want of another TODO is done, waiting
+// on that one. Without the source (markers undefined), a TODO none of whose checks passes
+// counts as not yet.
+export function todoProgress(todos: TodoDef[], checks: CheckResult[], lang: Lang, markers: Set<string> | undefined): TodoProgress[] {
+  const status = new Map<string, CheckStatus>(checks.map((c) => [c.id, c.status]));
+  const failures = chargeFailures(todos, checks);
+  return todos.map((todo) => {
+    const known = todo.checks.filter((id) => status.has(id));
+    const owned = (todo.tests ?? []).some((t) => status.has(t.check));
+    const charged = failures.filter((f) => f.charge === todo.tag);
+    const failing = [...new Set(charged.map((f) => f.check))];
+    const waitingOn = [...new Set(failures.filter((f) => f.owner === todo.tag && f.charge !== todo.tag).map((f) => f.charge))];
+    let state: TodoState;
+    if (known.length === 0 && !owned && charged.length === 0) state = "unchecked";
+    else if (charged.length === 0) state = "done";
+    else if (markers ? markers.has(todo.tag) : known.every((id) => status.get(id) !== "pass")) state = "not-yet";
+    else state = "broken";
+    const label = lang === "en" && todo.name ? todo.name : todo.tag;
+    return {
+      tag: todo.tag,
+      ...(label === todo.tag ? {} : { label }),
+      title: todo.title[lang],
+      section: todo.section,
+      lesson: todo.lesson,
+      state,
+      failing,
+      charged: charged.map((f) => ({ check: f.check, ...(f.test === undefined ? {} : { test: f.test }) })),
+      waitingOn: state === "done" ? waitingOn : [],
+    };
+  });
 }
 
 const words = {
@@ -85,7 +143,7 @@ const words = {
     heading: "按 TODO 的进度（按顺序做）",
     state: { done: "完成", "not-yet": "还没做", broken: "有问题", unchecked: "不评分" },
     failing: "未通过的检查",
-    waiting: "这些检查还需要后面的 {tags}，现在失败不是这一项的错",
+    waiting: "这一项的测试还需要先完成 {tags}，现在失败不是这一项的错",
     next: "下一步：TODO({tag})，课程 {section} 节 {lesson}",
     allDone: "全部 TODO 都已完成。",
     markerNote: "做完一项就删掉代码里那一项的 TODO(...) 标记，报告才能区分“还没做”和“有问题”。",
@@ -96,7 +154,7 @@ const words = {
     heading: "Progress by TODO (do them in order)",
     state: { done: "done", "not-yet": "not yet", broken: "broken", unchecked: "not graded" },
     failing: "checks not passing",
-    waiting: "these checks also need the later {tags}; failing now is not this TODO's fault",
+    waiting: "this TODO's tests need {tags} first; failing now is not this TODO's fault",
     next: "next: TODO({tag}), lesson section {section} {lesson}",
     allDone: "Every TODO is done.",
     markerNote: "Delete a TODO's TODO(...) markers from your code when it is done, so the report can tell \"not yet\" from \"broken\".",
@@ -112,15 +170,16 @@ const mark: Record<TodoState, string> = { done: "✔", "not-yet": "·", broken: 
 export function renderProgress(progress: TodoProgress[], lang: Lang): string[] {
   const w = words[lang];
   const lines = [`== ${w.heading} ==`];
+  const labelOf = (tag: string) => progress.find((p) => p.tag === tag)?.label ?? tag;
   progress.forEach((p, i) => {
-    lines.push(`${mark[p.state]} ${i + 1}. TODO(${p.tag})  ${w.state[p.state]} · ${p.title} (§${p.section})`);
+    lines.push(`${mark[p.state]} ${i + 1}. TODO(${labelOf(p.tag)})  ${w.state[p.state]} · ${p.title} (§${p.section})`);
     if (p.state === "done" && p.waitingOn.length > 0) {
-      lines.push(`    ${w.waiting.replace("{tags}", p.waitingOn.map((t) => `TODO(${t})`).join(", "))}: ${p.failing.join(", ")}`);
+      lines.push(`    ${w.waiting.replace("{tags}", p.waitingOn.map((t) => `TODO(${labelOf(t)})`).join(", "))}`);
     } else if (p.state === "broken" || p.state === "not-yet") lines.push(`    ${w.failing}: ${p.failing.join(", ")}`);
   });
   const next = progress.find((p) => p.state === "broken") ?? progress.find((p) => p.state === "not-yet");
   if (next) {
-    lines.push("", w.next.replace("{tag}", next.tag).replace("{section}", next.section).replace("{lesson}", lessonLink(next.lesson, lang)));
+    lines.push("", w.next.replace("{tag}", labelOf(next.tag)).replace("{section}", next.section).replace("{lesson}", lessonLink(next.lesson, lang)));
     if (progress.some((p) => p.state === "not-yet")) lines.push(w.markerNote);
   } else lines.push("", w.allDone);
   return lines;

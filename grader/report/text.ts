@@ -20,6 +20,7 @@ const words = {
     hint: "提示",
     read: "重读",
     failedTests: "失败的测试",
+    todo: "待办",
     error: "无法评分",
     groups: { evidence: "证据测试", rubric: "验收 Rubric", probe: "探针", homework: "课后作业（加分，不影响结果）" },
   },
@@ -35,6 +36,7 @@ const words = {
     hint: "hint",
     read: "reread",
     failedTests: "failed tests",
+    todo: "TODO",
     error: "could not grade",
     groups: { evidence: "Evidence tests", rubric: "Rubric", probe: "Probes", homework: "Homework (bonus; never changes the status)" },
   },
@@ -42,10 +44,29 @@ const words = {
 
 const mark = { pass: "✔", fail: "✘", error: "!" } as const;
 
+// The TODO each failing test is charged to, as "TODO(x) §7.10 lessons/…#close" (in the
+// report's language), from the progress the grade computed.
+function blameOf(result: GradeResult, lang: Lang): (check: string, test: string) => string | undefined {
+  const todos = result.todos ?? [];
+  return (check, test) => {
+    const todo = todos.find((t) => t.charged?.some((c) => c.check === check && c.test === test));
+    return todo && `TODO(${todo.label ?? todo.tag}) §${todo.section} ${lessonLink(todo.lesson, lang)}`;
+  };
+}
+
+// English reports name a TODO by its English name, also inside the tests' messages.
+function todoNames(result: GradeResult, lang: Lang): (text: string) => string {
+  const renamed = (result.todos ?? []).filter((t) => t.label && t.label !== t.tag);
+  if (lang !== "en" || renamed.length === 0) return (text) => text;
+  return (text) => renamed.reduce((acc, t) => acc.split(`TODO(${t.tag})`).join(`TODO(${t.label})`), text);
+}
+
 export function renderText(result: GradeResult, lang: Lang = result.lang): string {
   const w = words[lang];
   const out: string[] = [];
-  const local = (text: string) => mapPaths(text, result.submission).replace(/ from at /g, " at ");
+  const names = todoNames(result, lang);
+  const local = (text: string) => names(mapPaths(text, result.submission).replace(/ from at /g, " at "));
+  const blame = blameOf(result, lang);
   out.push(`${w.title} · ${result.lab} · ${w.status[result.status]}`);
   out.push(`${w.score}: ${result.score}/${result.maxScore}${result.bonus.maxScore > 0 ? ` · ${w.bonus}: ${result.bonus.score}/${result.bonus.maxScore}` : ""}`);
   out.push(`${w.seed}: ${result.seed}`);
@@ -57,10 +78,15 @@ export function renderText(result: GradeResult, lang: Lang = result.lang): strin
     for (const c of checks) {
       out.push(`${mark[c.status]} ${c.id}  ${c.title}  ${c.score}/${c.maxScore}`);
       if (kind === "rubric" || kind === "probe") out.push(`    ${w.standard}: ${c.standard} · ${w.deduction}: ${c.deduction}`);
-      if (c.status !== "pass") {
+      // A grade that could not run gives every check the same cause, printed once above.
+      if (c.status !== "pass" && result.status !== "error") {
         const failed = c.tests.filter((x) => x.status === "fail");
         if (failed.length > 0 && c.status === "fail") {
-          for (const test of failed) out.push(`    - ${test.title}`, `      ${w.why}: ${local(test.message ?? "")}`);
+          for (const test of failed) {
+            out.push(`    - ${test.title}`, `      ${w.why}: ${local(test.message ?? "")}`);
+            const todo = blame(c.id, test.title);
+            if (todo) out.push(`      ${w.todo}: ${todo}`);
+          }
         } else {
           out.push(`    ${w.why}: ${local(c.message)}`);
         }

@@ -19,29 +19,6 @@ export const LESSON_SECTIONS = {
   close: `${LESSON}#close`,
 } as const;
 
-// The starter's TODOs in the order the lesson teaches them (the index at the top of
-// starter/src/mcp-client.ts lists the same), and the checks that show each one done.
-const todos: TodoDef[] = [
-  {
-    tag: "实现 MCP pending request map",
-    title: { zh: "递增 id + pending Map，按 id 匹配响应", en: "increasing ids and a pending map; answers matched by id" },
-    section: "7.1–7.4",
-    lesson: `${LESSON}#pending-record`,
-    checks: ["evidence/out-of-order", "rubric/id-matching"],
-  },
-  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"] },
-  { tag: "abort", title: { zh: "AbortSignal：预先取消与运行中取消", en: "AbortSignal: before and during the call" }, section: "7.6", lesson: LESSON_SECTIONS.abort, checks: ["evidence/abort", "rubric/lifecycle"] },
-  { tag: "remote-error", title: { zh: "JSON-RPC error → MCP_ERROR", en: "JSON-RPC error → MCP_ERROR" }, section: "7.7", lesson: LESSON_SECTIONS.remoteError, checks: ["evidence/remote-error"] },
-  { tag: "handshake", title: { zh: "握手与协议版本协商", en: "handshake and protocol version negotiation" }, section: "7.8", lesson: LESSON_SECTIONS.handshake, checks: ["rubric/handshake"] },
-  { tag: "exit", title: { zh: "进程退出拒绝全部 pending", en: "process exit rejects every pending call" }, section: "7.9", lesson: LESSON_SECTIONS.processExit, checks: ["evidence/server-exit", "rubric/lifecycle"] },
-  { tag: "close", title: { zh: "close()：拒绝 pending、SIGTERM → SIGKILL、等待退出", en: "close(): reject pending, SIGTERM → SIGKILL, wait for exit" }, section: "7.10", lesson: LESSON_SECTIONS.close, checks: ["rubric/process", "probe/orphans", "rubric/lifecycle"] },
-  { tag: "process", title: { zh: "不经 shell、环境白名单、进程组", en: "no shell, env allowlist, process group" }, section: "7.11", lesson: LESSON_SECTIONS.spawn, checks: ["rubric/process"] },
-  { tag: "framing", title: { zh: "按字节分行与行长上限（不评分）", en: "byte-level framing with a line cap (not graded)" }, section: "7.12", lesson: `${LESSON}#framing`, checks: [] },
-  { tag: "stderr", title: { zh: "有界 stderr（作业）", en: "bounded stderr (homework)" }, section: "7.13", lesson: `${LESSON}#stderr`, checks: ["homework/bounded-stderr"] },
-  { tag: "notifications", title: { zh: "服务器通知（作业）", en: "server notifications (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/notifications"] },
-  { tag: "cancel-notice", title: { zh: "取消通知（作业）", en: "cancellation notice (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/cancel-notice"] },
-];
-
 // The six evidence tests, then the four rubric dimensions and the orphan probe.
 const checks: CheckDef[] = [
   checkOf("evidence/happy-path", "evidence", 10, LESSON_SECTIONS.handshake, {
@@ -78,7 +55,7 @@ const checks: CheckDef[] = [
     title: { zh: "服务器退出：全部 pending reject", en: "Server exit rejects every pending call" },
     standard: { zh: "MCP_PROCESS_EXIT 带 exitCode 与 stderr，之后可重新 initialize", en: "MCP_PROCESS_EXIT with exitCode and stderr; initialize() can start again" },
     deduction: { zh: "退出后 Promise 永久等待", en: "promises wait forever after the exit" },
-    hint: { zh: "重读课程「进程退出」一节：exit 事件里对 pending Map 做快照并逐个 reject，initialized 复位。", en: "Reread the process-exit section: on exit, snapshot the pending map, reject each entry, reset initialized." },
+    hint: { zh: "重读课程「进程退出」一节（7.9）：exit 事件里对 pending Map 做快照并逐个 reject，错误带 exitCode、signal 和服务器写到 stderr 的尾部（要保留 stderr，不能丢弃），initialized 复位。", en: "Reread the process-exit section (7.9): on exit, snapshot the pending map and reject each entry with the exit code, the signal and the tail of what the server wrote to stderr (keep stderr, do not discard it); reset initialized." },
   }),
   checkOf("rubric/id-matching", "rubric", 8, LESSON_SECTIONS.idMatching, {
     title: { zh: "关联", en: "Correlation (关联)" },
@@ -90,7 +67,7 @@ const checks: CheckDef[] = [
     title: { zh: "生命周期", en: "Lifecycle (生命周期)" },
     standard: { zh: "timeout/abort/exit 全清理", en: "timeout, abort and exit clean up everything" },
     deduction: { zh: "悬挂 Promise", en: "hanging promises" },
-    hint: { zh: "重读课程「统一 settle」一节：所有完成路径走同一个 settle，删除 Map 记录、clearTimeout、removeEventListener；Map 删除是一次性提交点。", en: "Reread the settle section: every way a request ends goes through one settle that deletes the entry, clears the timer and removes the listener; the deletion is the commit point." },
+    hint: { zh: "重读课程「统一 settle」一节（7.4）：所有完成路径（含写失败）走同一个 settle，删除 Map 记录、clearTimeout、removeEventListener；Map 删除是一次性提交点。在途数达到 maxPending 时以 MCP_BUSY 拒绝见 7.2 与 7.14；每个失败的测试下面写着它属于哪一个 TODO。", en: "Reread the settle section (7.4): every way a request ends, a failed write included, goes through one settle that deletes the entry, clears the timer and removes the listener; the deletion is the commit point. Refusing MCP_BUSY at maxPending calls in flight: sections 7.2 and 7.14. Each failing test below names the TODO it belongs to." },
   }),
   checkOf("rubric/process", "rubric", 8, LESSON_SECTIONS.close, {
     title: { zh: "进程", en: "Process (进程)" },
@@ -102,7 +79,7 @@ const checks: CheckDef[] = [
     title: { zh: "协议", en: "Protocol (协议)" },
     standard: { zh: "初始化后才发现/调用", en: "discover and call only after initialize" },
     deduction: { zh: "跳过握手", en: "skipping the handshake" },
-    hint: { zh: "重读课程「握手」一节：initialize 成功前 listTools/callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize 共享一次握手；版本不支持时失败并停止子进程。", en: "Reread the handshake section: before initialize succeeds, listTools/callTool reject MCP_NOT_INITIALIZED and write nothing; concurrent initialize calls share one handshake; an unsupported version fails and stops the child." },
+    hint: { zh: "重读课程「握手」一节（7.8）：initialize 成功前 listTools/callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize 共享一次握手；版本不支持时失败并停止子进程。不合法的行（协议故障）见 7.7，超长行（分帧，TODO(framing)）见 7.12，调用输入校验（MCP_INVALID_ARGUMENT）见 7.2。", en: "Reread the handshake section (7.8): before initialize succeeds, listTools/callTool reject MCP_NOT_INITIALIZED and write nothing; concurrent initialize calls share one handshake; an unsupported version fails and stops the child. Invalid lines (protocol faults): 7.7; an oversized line (framing, TODO(framing)): 7.12; checking call input (MCP_INVALID_ARGUMENT): 7.2." },
   }),
   leftoversCheck("probe/orphans", "probe", 8, LESSON_SECTIONS.close, {
     title: { zh: "孤儿进程探针", en: "Orphan probe" },
@@ -144,6 +121,7 @@ const T = {
     faults: "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on",
     // One of the generated fault tests: its scenario entry in probes/protocol.test.ts.
     oversized: '{ scenario: "oversized"',
+    oversizedTitle: "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on oversized",
     badInput: "refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing",
   }),
   ...testsOf("rubric/id-matching", {
@@ -220,6 +198,101 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "option-max-line", quote: "maxLineBytes", tests: [T.oversized] },
   { id: "option-max-stderr", quote: "maxStderrBytes", tests: [T.stderrTail] },
   { id: "option-max-pending", quote: "maxPending", tests: [T.busy] },
+];
+
+// ---- the starter's TODOs ----------------------------------------------------------------
+
+// Failures that show close() not doing its job, whichever test they happen in: a process alive
+// after close() resolved, a client timer left after close(), a close() that never settles.
+// Both languages of labs/33-mcp-lite/tests/messages.ts.
+const CLEAN_SHUTDOWN: string[] = [
+  "close\\(\\) 已 resolve，但进程", "close\\(\\) resolved but process",
+  "close\\(\\)后客户端还留着", "after close\\(\\), the client still holds",
+  "^挂起：close\\(\\)", "^hung: close\\(\\)",
+];
+
+// Failures that show an abort listener left on a signal after its request ended, in whichever
+// test: removing it on every ending is TODO(abort)'s work (tests/messages.ts, probes/messages.ts).
+const LISTENER_LEFT: string[] = [
+  "AbortSignal 上还(挂着|有) \\d+ 个 abort 监听器", "abort listener\\(s\\) (are still attached to|remain on) the AbortSignal",
+];
+
+// The starter's TODOs in the order the lesson teaches them (the index at the top of
+// starter/src/mcp-client.ts lists the same), the checks that show each one done, and the
+// graded tests each owns: every graded test belongs to exactly one TODO
+// (tests/lesson/todo-map.test.ts holds this to the tests that exist).
+const todos: TodoDef[] = [
+  {
+    tag: "实现 MCP pending request map",
+    name: "pending-map",
+    title: { zh: "递增 id + pending Map，按 id 匹配；写之前校验调用输入、限制在途数（MCP_BUSY）", en: "increasing ids and a pending map, answers matched by id; call input checked and in-flight calls capped (MCP_BUSY) before writing" },
+    section: "7.1–7.4",
+    lesson: `${LESSON}#pending-record`,
+    checks: ["evidence/out-of-order", "rubric/id-matching", "rubric/lifecycle", "rubric/handshake"],
+    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure],
+  },
+  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout"], tests: [T.timeout] },
+  {
+    tag: "abort",
+    title: { zh: "AbortSignal：预先取消与运行中取消", en: "AbortSignal: before and during the call" },
+    section: "7.6",
+    lesson: LESSON_SECTIONS.abort,
+    checks: ["evidence/abort", "rubric/lifecycle"],
+    tests: [T.abort, T.race, T.cleanEndings],
+    blame: LISTENER_LEFT,
+  },
+  {
+    tag: "remote-error",
+    title: { zh: "JSON-RPC error → MCP_ERROR；不合法的行 → MCP_PROTOCOL_ERROR 并停止服务器", en: "JSON-RPC error → MCP_ERROR; an invalid line → MCP_PROTOCOL_ERROR and the server stopped" },
+    section: "7.7",
+    lesson: LESSON_SECTIONS.remoteError,
+    checks: ["evidence/remote-error", "rubric/handshake"],
+    tests: [T.remoteError, T.faults],
+  },
+  {
+    tag: "handshake",
+    title: { zh: "握手与协议版本协商", en: "handshake and protocol version negotiation" },
+    section: "7.8",
+    lesson: LESSON_SECTIONS.handshake,
+    checks: ["evidence/happy-path", "rubric/handshake"],
+    tests: [T.happy, T.notInitialized, T.sharedInit, T.initializedAfter, T.badVersion],
+  },
+  {
+    tag: "exit",
+    title: { zh: "进程退出拒绝全部 pending，错误带退出码与 stderr 尾部", en: "process exit rejects every pending call, with the exit code and the stderr tail" },
+    section: "7.9",
+    lesson: LESSON_SECTIONS.processExit,
+    checks: ["evidence/server-exit", "rubric/lifecycle"],
+    tests: [T.serverExit, T.cleanExitClose],
+  },
+  {
+    tag: "close",
+    title: { zh: "close()：拒绝 pending、SIGTERM → SIGKILL、等待退出", en: "close(): reject pending, SIGTERM → SIGKILL, wait for exit" },
+    section: "7.10",
+    lesson: LESSON_SECTIONS.close,
+    checks: ["rubric/process", "probe/orphans", "rubric/lifecycle"],
+    tests: [T.closeWaits, T.grandchild, T.sigkill, T.closeAfterFault, T.closeAfterFailedHandshake],
+    blame: CLEAN_SHUTDOWN,
+  },
+  {
+    tag: "process",
+    title: { zh: "不经 shell、环境白名单、启动失败 MCP_SPAWN_FAILED", en: "no shell, env allowlist, MCP_SPAWN_FAILED when the program cannot start" },
+    section: "7.11",
+    lesson: LESSON_SECTIONS.spawn,
+    checks: ["rubric/process"],
+    tests: [T.noShell, T.env, T.badOptions, T.spawnFailed],
+  },
+  {
+    tag: "framing",
+    title: { zh: "按字节分行与行长上限（rubric/handshake 的 oversized 一项）", en: "byte-level framing with a line cap (rubric/handshake's oversized case)" },
+    section: "7.12",
+    lesson: `${LESSON}#framing`,
+    checks: ["rubric/handshake"],
+    tests: [T.oversizedTitle],
+  },
+  { tag: "stderr", title: { zh: "有界 stderr（作业）", en: "bounded stderr (homework)" }, section: "7.13", lesson: `${LESSON}#stderr`, checks: ["homework/bounded-stderr"] },
+  { tag: "notifications", title: { zh: "服务器通知（作业）", en: "server notifications (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/notifications"] },
+  { tag: "cancel-notice", title: { zh: "取消通知（作业）", en: "cancellation notice (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/cancel-notice"] },
 ];
 
 export const lab: LabManifest = defineLab({

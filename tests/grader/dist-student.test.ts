@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filterMarkdown, STUDENT_SCRIPTS, unavailableCommand, unlinkMissing } from "../../scripts/dist.ts";
+import { editionProblems, missingNames } from "../../scripts/edition-text.ts";
 import { listFiles, LOADED_HANG_MS, ROOT, run, sharedRuns, solutionModules, STEP_TIMEOUT_MS, studentRepo } from "./dist-support.ts";
 
 let repo: { dir: string; cleanup: () => void };
@@ -46,7 +47,7 @@ describe("npm run dist -- student", () => {
   });
 
   it("leaves out the solution, the corpus, the project's own tests and the demos that drive the solution", () => {
-    for (const path of [`${lab}/solution`, `${lab}/corpus`, "tests", "docs/demos", "grader/corpus.ts", "scripts/dist.ts"]) {
+    for (const path of [`${lab}/solution`, `${lab}/corpus`, "labs/13-process-boundary/solution", "tests", "docs/demos/cli.ts", "docs/demos/cases", "grader/corpus.ts", "scripts/dist.ts"]) {
       expect(existsSync(join(repo.dir, path)), path).toBe(false);
     }
     const files = listFiles(repo.dir).map((f) => relative(repo.dir, f));
@@ -112,6 +113,25 @@ describe("npm run dist -- student", () => {
     expect(out).not.toMatch(/--solution|lab:solution|npm run demo|snippet:|run:/);
     expect(out).toContain("npm run lab:starter");
     expect(out.match(/student edition/g)).toHaveLength(2);
+  });
+
+  it("leaves instructor-only passages out whole, and calls any other line it would cut a problem of the text", () => {
+    const text = [
+      "Run the lab.",
+      "<!-- instructor-only -->",
+      "Instructors: `npm run lab:solution` passes all six.",
+      "<!-- /instructor-only -->",
+      "The reference sends signals to the whole group;",
+      "see `npm run demo -- orphan` for the orphan it leaves.",
+    ].join("\n");
+    expect(filterMarkdown(text, "en")).not.toContain("Instructors");
+    expect(editionProblems(text)).toEqual(["line 6: see `npm run demo -- orphan` for the orphan it leaves."]);
+  });
+
+  it("names every file a learner's text points at that the edition does not hold", () => {
+    const file = join(repo.dir, "labs", lab, "README.md");
+    const text = "Edit `starter/src/pending.ts` and `labs/13-process-boundary/starter/src/run-process.ts`; see `notifications.ts`, `solution/src/server-process.ts` and `fixtures/measure-startup.mjs`.";
+    expect(missingNames(text, file, repo.dir, listFiles(repo.dir))).toEqual(["notifications.ts", "solution/src/server-process.ts", "fixtures/measure-startup.mjs"]);
   });
 
   it("keeps the text of a link whose target the repository lacks, and keeps links that resolve", () => {

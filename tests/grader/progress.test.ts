@@ -30,15 +30,43 @@ describe("progress by TODO", () => {
     expect(states(new Set(["exit"]))).toEqual(["broken", "done", "not-yet", "unchecked"]);
   });
 
-  it("says a check fails only because a later TODO is not done yet, instead of calling the earlier one broken", () => {
-    const checks = [check("evidence/out-of-order", "pass"), check("evidence/timeout", "pass"), check("rubric/lifecycle", "fail"), check("evidence/server-exit", "fail")];
-    const progress = todoProgress(todos, checks, "en", new Set(["exit"]));
-    expect(progress[1]).toMatchObject({ tag: "timeout", state: "done", waitingOn: ["exit"], failing: ["rubric/lifecycle"] });
-    // With the later TODO's marker gone, nothing explains the failure: timeout is broken too.
-    expect(todoProgress(todos, checks, "en", new Set())[1]).toMatchObject({ state: "broken" });
-    const text = renderProgress(progress, "en").join("\n");
-    expect(text).toContain("also need the later TODO(exit)");
-    expect(text).toContain("next: TODO(exit), lesson section 7.9 lessons/33-mcp-lite/README.en.md#process-exit");
+  it("counts a failure that needs another TODO first as waiting on that TODO, and points the next step at it", () => {
+    const owned: TodoDef[] = [
+      { ...todos[0]!, checks: ["evidence/out-of-order", "rubric/id-matching"], tests: [{ check: "rubric/id-matching", test: "never hands a late answer" }] },
+      { ...todos[1]!, checks: ["evidence/timeout"], tests: [{ check: "evidence/timeout", test: "rejects with MCP_TIMEOUT" }] },
+    ];
+    const late = { title: "never hands a late answer, arriving after its call timed out, to a newer call", status: "fail" as const, message: "需要先完成 TODO(timeout)：挂起：callTool(late, 30 ms) 再也不会完成" };
+    const checks = [check("evidence/out-of-order", "pass"), check("rubric/id-matching", "fail", { tests: [late] }), check("evidence/timeout", "fail", { tests: [{ title: "rejects with MCP_TIMEOUT, cleans up", status: "fail", message: "hung" }] })];
+    // The learner finished TODO 1 and deleted its markers; timeout's markers are still there.
+    const progress = todoProgress(owned, checks, "zh", new Set(["timeout"]));
+    expect(progress[0]).toMatchObject({ state: "done", waitingOn: ["timeout"], failing: [] });
+    expect(progress[1]).toMatchObject({ state: "not-yet", failing: ["rubric/id-matching", "evidence/timeout"] });
+    const text = renderProgress(progress, "zh").join("\n");
+    expect(text).toContain("✔ 1. TODO(map)");
+    expect(text).toContain("这一项的测试还需要先完成 TODO(timeout)");
+    expect(text).toContain("下一步：TODO(timeout)");
+    // Once timeout's markers are gone too, the same failure makes timeout broken, not TODO 1.
+    expect(todoProgress(owned, checks, "zh", new Set()).map((p) => p.state)).toEqual(["done", "broken"]);
+  });
+
+  it("charges a failed clean shutdown to the close TODO in any test, and a test's other failures to its owner", () => {
+    const owned: TodoDef[] = [
+      { ...todos[0]!, checks: ["evidence/out-of-order"], tests: [{ check: "evidence/out-of-order", test: "matches" }] },
+      { tag: "close", title: { zh: "关闭", en: "close" }, section: "7.10", lesson: `${L}#close`, checks: ["probe/orphans"], blame: ["^hung: close\\(\\)", "close\\(\\) resolved but process"] },
+    ];
+    const fail = (message: string) => check("evidence/out-of-order", "fail", { tests: [{ title: "matches a fast answer", status: "fail", message }] });
+    const closeFailed = todoProgress(owned, [fail("close() resolved but process(es) 12 are still alive"), check("probe/orphans", "pass")], "en", new Set(["close"]));
+    expect(closeFailed.map((p) => [p.state, p.waitingOn])).toEqual([["done", ["close"]], ["not-yet", []]]);
+    expect(closeFailed[1]!.charged).toEqual([{ check: "evidence/out-of-order", test: "matches a fast answer" }]);
+    const own = todoProgress(owned, [fail("hung: the slow call never settled"), check("probe/orphans", "pass")], "en", new Set());
+    expect(own.map((p) => p.state)).toEqual(["broken", "done"]);
+  });
+
+  it("names a TODO by its English name in English reports", () => {
+    const named: TodoDef[] = [{ ...todos[0]!, tag: "实现 MCP pending request map", name: "pending-map" }];
+    const text = renderProgress(todoProgress(named, [check("evidence/out-of-order", "fail")], "en", undefined), "en").join("\n");
+    expect(text).toContain("TODO(pending-map)");
+    expect(text).not.toMatch(/[\u4e00-\u9fff]/);
   });
 
   it("names the first broken TODO as the next step, before any that is not started", () => {

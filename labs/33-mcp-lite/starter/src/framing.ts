@@ -1,7 +1,7 @@
-// 待办 9（加固，不评分；见 mcp-client.ts 顶部的索引）。
+// 待办 9（见 mcp-client.ts 顶部的索引；rubric/handshake 的 oversized 一项评的就是它）。
 // TODO(framing): 按字节切分 stdout 的行，并在整行进入内存之前执行 maxLineBytes 上限。
-// The starter reads lines with readline, which holds a line of any size in memory; the
-// solution's decoder refuses an oversized line as soon as it is known to be too long.
+// The starter reads lines with readline, which holds a line of any size in memory; a decoder
+// that counts bytes can refuse an oversized line as soon as it is known to be too long.
 import { todo } from "./todo.ts";
 
 export class LineTooLongError extends Error {
