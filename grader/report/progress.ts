@@ -6,21 +6,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { CheckStatus, Lang, TodoDef } from "../manifest.ts";
-import type { CheckResult, TraceEntry } from "../grade-result.ts";
+import type { CheckResult, TodoProgress, TodoState, TraceEntry } from "../result-types.ts";
 
-export type TodoState = "done" | "not-yet" | "broken" | "unchecked";
-
-export interface TodoProgress {
-  tag: string;
-  title: string;
-  section: string;
-  lesson: string;
-  state: TodoState;
-  /** Covering checks that did not pass. */
-  failing: string[];
-  /** Later TODOs, still to do, that the failing checks also need (state stays "done"). */
-  waitingOn: string[];
-}
+export type { TodoProgress, TodoState } from "../result-types.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 
