@@ -82,6 +82,8 @@ export interface GradeFolders {
   confine: string;
   /** The TODO(...) markers of the copy, read before anything ran. */
   todoMarkers?: Set<string>;
+  /** The test run's environment (nothing else of the grader's reaches it). */
+  runEnv: Record<string, string>;
 }
 
 /** A prepared grade, or why it cannot go on; `privateDir`, when made, is the caller's to remove. */
@@ -125,7 +127,7 @@ export async function prepareGrade(options: GradeOptions, started: number, sandb
   if (!copied.ok) return { plan, privateDir, refused: copyRefusal(copied, lang) };
   plan.phases.copyMs = Date.now() - started;
   const folders = gradeFolders(plan, chosen.kind, privateDir, token);
-  return { plan, privateDir, folders: { ...folders, todoMarkers: todoMarkers(folders.copy) } };
+  return { plan, privateDir, folders: { ...folders, todoMarkers: todoMarkers(folders.copy), runEnv: testRunEnv(plan, folders) } };
 }
 
 // Options, defaults and the lab's manifest.
@@ -144,7 +146,7 @@ async function planOf(options: GradeOptions, started: number): Promise<GradePlan
 
 // `<private>/g` holds the submission's copy (read-only in the sandbox) and two writable
 // scratch folders, one for the import check and one for the tests.
-function gradeFolders(plan: GradePlan, sandbox: SandboxKind, privateDir: string, token: string): GradeFolders {
+function gradeFolders(plan: GradePlan, sandbox: SandboxKind, privateDir: string, token: string): Omit<GradeFolders, "runEnv"> {
   const gradeDir = join(privateDir, "g");
   const copy = join(gradeDir, "submission");
   const scratch = makeScratch(join(gradeDir, "run"), sandbox);
@@ -272,7 +274,7 @@ export function homeworkFiles(labDir: string, manifest: LabManifest): string[] {
 }
 
 // The environment of the test run (nothing else of the grader's environment reaches it).
-export function testRunEnv(plan: GradePlan, folders: GradeFolders): Record<string, string> {
+function testRunEnv(plan: GradePlan, folders: Omit<GradeFolders, "runEnv">): Record<string, string> {
   const { lang, seed, hangMs, labDir, manifest } = plan;
   const { scratch, copy, fixtureRoot, sandbox } = folders;
   return {

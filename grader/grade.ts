@@ -5,8 +5,11 @@
 // result (grade-result.ts). Everything the run started is dead, and its folders are gone,
 // when this resolves; it never throws for anything a submission did.
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { buildChecks } from "./build-checks.ts";
-import { ROOT, prepareGrade, testRunEnv, chooseSandbox, hiddenPaths, makeCopy, makeScratch, RUN_RECORDS, SCRATCH_FOLDERS, type GradeFolders, type GradeOptions, type GradePlan } from "./grade-folders.ts";
+import { chooseSandbox, hiddenPaths, makeCopy, makeScratch, prepareGrade, ROOT, RUN_RECORDS, SCRATCH_FOLDERS, type GradeFolders, type GradeOptions, type GradePlan } from "./grade-folders.ts";
 import { couldNotGrade, gradeResult, type GradeResult } from "./grade-result.ts";
 import { t } from "./i18n.ts";
 import type { LabManifest, Lang } from "./manifest.ts";
@@ -15,9 +18,6 @@ import { collectRunRecords } from "./run-records.ts";
 import { runVitest } from "./run-vitest.ts";
 import { removeTree } from "./safe-fs.mjs";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 
 export { chooseSandbox, DEFAULT_DEADLINE_MS, DEFAULT_HANG_MS, hiddenPaths, loadManifest, randomSeed, ROOT, TOKEN_ENV, type GradeOptions } from "./grade-folders.ts";
 
@@ -77,7 +77,7 @@ function runOptions(plan: GradePlan, folders: GradeFolders, preflight: Preflight
     scratch: folders.scratch,
     scratchFolders: SCRATCH_FOLDERS,
     records: RUN_RECORDS,
-    env: testRunEnv(plan, folders),
+    env: folders.runEnv,
   };
 }
 
