@@ -3,9 +3,12 @@
 // and names it. Every file is read through a handle that does not follow links or block
 // (a file swapped for a FIFO or a link after the lstat is refused too), written new into the
 // copy and given its mode through its own handle: nothing outside the copy is ever changed.
+// `copyRefusal` says why a copy was refused, in the learner's language.
 
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
 import { join, relative } from "node:path";
+import { t } from "./i18n.ts";
+import type { Lang } from "./manifest.ts";
 import { refusalOf, type Refusal } from "./safe-fs.mjs";
 
 /** Largest submission copied, in bytes; anything bigger is refused. */
@@ -99,3 +102,25 @@ function copyFile(src: string, dest: string, room: number): number | Refusal {
     closeSync(input);
   }
 }
+
+// Why a copy was refused, in the learner's language.
+export function copyRefusal(copied: Exclude<CopyOutcome, { ok: true }>, lang: Lang): string {
+  if (copied.why !== "refused") {
+    if (copied.why === "too-big") return t("submissionTooBig", lang, { max: MAX_SUBMISSION_BYTES });
+    return copied.why === "too-many" ? t("submissionTooMany", lang, { max: MAX_SUBMISSION_ENTRIES }) : t("submissionTooDeep", lang, { max: MAX_SUBMISSION_DEPTH });
+  }
+  const shown = copied.refused.slice(0, 5).map((r) => `${r.path} (${t(KIND_WORD[r.kind], lang)})`);
+  const more = copied.refused.length > 5 ? ` … +${copied.refused.length - 5}` : "";
+  return t("copyRefused", lang, { where: shown.join(", ") + more });
+}
+
+/** The message word for each kind of non-regular file. */
+export const KIND_WORD = {
+  symlink: "kindSymlink",
+  fifo: "kindFifo",
+  folder: "kindFolder",
+  socket: "kindSocket",
+  device: "kindDevice",
+  "too-big": "kindUnreadable",
+  unreadable: "kindUnreadable",
+} as const;

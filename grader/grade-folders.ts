@@ -8,7 +8,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSyn
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { copySubmission, makeFolder, MAX_SUBMISSION_BYTES, MAX_SUBMISSION_DEPTH, MAX_SUBMISSION_ENTRIES, type CopyOutcome } from "./copy-submission.ts";
+import { copyRefusal, copySubmission, makeFolder, type CopyOutcome } from "./copy-submission.ts";
 import type { ResultHead } from "./grade-result.ts";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, type LabManifest, type Lang } from "./manifest.ts";
@@ -163,28 +163,6 @@ export function makeCopy(submission: string, gradeDir: string): CopyOutcome {
   writeFileSync(join(gradeDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`, { mode: 0o644, flag: "wx" });
   return copySubmission(realpathSync(submission), join(gradeDir, "submission"));
 }
-
-// Why a copy was refused, in the learner's language.
-function copyRefusal(copied: Exclude<CopyOutcome, { ok: true }>, lang: Lang): string {
-  if (copied.why !== "refused") {
-    if (copied.why === "too-big") return t("submissionTooBig", lang, { max: MAX_SUBMISSION_BYTES });
-    return copied.why === "too-many" ? t("submissionTooMany", lang, { max: MAX_SUBMISSION_ENTRIES }) : t("submissionTooDeep", lang, { max: MAX_SUBMISSION_DEPTH });
-  }
-  const shown = copied.refused.slice(0, 5).map((r) => `${r.path} (${t(KIND_WORD[r.kind], lang)})`);
-  const more = copied.refused.length > 5 ? ` … +${copied.refused.length - 5}` : "";
-  return t("copyRefused", lang, { where: shown.join(", ") + more });
-}
-
-/** The message word for each kind of non-regular file. */
-export const KIND_WORD = {
-  symlink: "kindSymlink",
-  fifo: "kindFifo",
-  folder: "kindFolder",
-  socket: "kindSocket",
-  device: "kindDevice",
-  "too-big": "kindUnreadable",
-  unreadable: "kindUnreadable",
-} as const;
 
 let noticed = false;
 let setupFailed: string | undefined;

@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildChecks } from "./build-checks.ts";
+import { copyRefusal } from "./copy-submission.ts";
 import { chooseSandbox, hiddenPaths, makeCopy, makeScratch, prepareGrade, ROOT, RUN_RECORDS, SCRATCH_FOLDERS, type GradeFolders, type GradeOptions, type GradePlan } from "./grade-folders.ts";
 import { couldNotGrade, gradeResult, type GradeResult } from "./grade-result.ts";
 import { t } from "./i18n.ts";
@@ -92,7 +93,7 @@ export async function importCheck(submission: string, manifest: LabManifest, lan
   try {
     const gradeDir = join(privateDir, "g");
     const copied = makeCopy(resolve(submission), gradeDir);
-    if (!copied.ok) return { ok: false, message: t("copyRefused", lang, { where: "refused" in copied ? copied.refused.map((r) => r.path).join(", ") : copied.why }) };
+    if (!copied.ok) return { ok: false, message: copyRefusal(copied, lang) };
     const copy = join(gradeDir, "submission");
     const scratch = makeScratch(join(gradeDir, "import"), sandbox);
     const hide = await hiddenPaths();

@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { TOKEN_ENV, type GradeFolders, type GradePlan } from "./grade-folders.ts";
+import { KIND_WORD } from "./copy-submission.ts";
 import { t } from "./i18n.ts";
 import type { Lang } from "./manifest.ts";
 import { commandLine, isPidAlive, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
@@ -90,8 +91,7 @@ export function recordLines<T>(name: string, read: RecordRead | undefined, lang:
 function recordProblem(name: string, read: Extract<RecordRead, { ok: false }>, lang: Lang): string {
   if (read.refusal === "too-big") return t("recordTooBig", lang, { file: name, max: read.detail ?? "" });
   if (read.refusal === "unreadable") return t("recordUnreadable", lang, { file: name, why: read.detail ?? "" });
-  const word = { symlink: "kindSymlink", fifo: "kindFifo", folder: "kindFolder", socket: "kindSocket", device: "kindDevice" } as const;
-  return t("recordUntrusted", lang, { file: name, what: t(word[read.refusal], lang) });
+  return t("recordUntrusted", lang, { file: name, what: t(KIND_WORD[read.refusal], lang) });
 }
 
 // The could-not-grade message for imports the confinement refused.
