@@ -5,10 +5,10 @@
 
 import { t } from "./i18n.ts";
 import { describesOf, type CheckDef, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
-import type { CheckResult, TestOutcome } from "./grade-result.ts";
+import type { CheckResult, TestOutcome } from "./result-types.ts";
 import { neverStarted, testsOfRun, type BuildInput, type FoundTest, type RunTests } from "./test-records.ts";
 
-export { MAX_MESSAGE_CHARS, outOfMemory, readJson, type BuildInput, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./test-records.ts";
+export { MAX_MESSAGE_CHARS, outOfMemory, type BuildInput, type ProgressRecord, type StrayRecord, type VitestJson, type WorkspaceRecord } from "./test-records.ts";
 
 // Builds every check; `error` is set when the run as a whole could not be graded.
 export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?: string } {

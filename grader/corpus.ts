@@ -28,6 +28,8 @@ export interface CorpusExpectation {
   /** Harmful or racy outside the OS sandbox (it writes into the project or the machine, or
    *  leaves a daemon the unsandboxed scans can miss): graded only where the sandbox is available. */
   needsSandbox?: boolean;
+  /** Graded with `--sandbox off` too: the layer it proves holds without the OS sandbox. */
+  sandboxOff?: boolean;
   /** Overall deadline for this entry's grade, in ms (entries that can only end at the deadline). */
   deadlineMs?: number;
   /**

@@ -1,73 +1,18 @@
-// The grader's native result (CONTRACT §2), plus the details the report formats use, and the
-// one builder of a could-not-grade result.
+// The grader's native result (CONTRACT §2; its types in result-types.ts): `gradeResult`, the
+// result of a grade from its checks, `couldNotGrade`, the one builder of an `error` result,
+// and the CLI's exit status.
 
 import { notRunChecks } from "./build-checks.ts";
-import { maxScoreOf, type CheckKind, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
-import type { TodoProgress } from "./report/progress.ts";
+import { maxScoreOf, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
+import { todoProgress } from "./report/progress.ts";
+import type { CheckResult, GradeResult, ResultHead } from "./result-types.ts";
 
-/** One message the fixture server logged (dir "in" = received, "out" = sent). */
-export interface TraceEntry {
-  dir: "in" | "out";
-  msg: unknown;
-}
-
-export interface TestOutcome {
-  title: string;
-  status: "pass" | "fail" | "skip";
-  message?: string;
-  durationMs?: number;
-  /** Messages the fixture server saw during this test (first workspace), for failed tests. */
-  trace?: TraceEntry[];
-}
-
-export interface CheckResult {
-  id: string;
-  kind: CheckKind;
-  status: CheckStatus;
-  score: number;
-  maxScore: number;
-  /** Why, in the learner's language. */
-  message: string;
-  /** What to read or try; present when the check did not pass. */
-  hint?: string;
-  lesson?: string;
-  title: string;
-  standard: string;
-  deduction: string;
-  tests: TestOutcome[];
-}
-
-export interface GradeResult {
-  /** Version of this result format. */
-  version: 1;
-  lab: string;
-  status: CheckStatus;
-  score: number;
-  maxScore: number;
-  /** Homework bonus, never part of score/maxScore or status. */
-  bonus: { score: number; maxScore: number };
-  seed: number;
-  lang: Lang;
-  /** Present when status is error. */
-  message?: string;
-  submission: string;
-  startedAt: string;
-  durationMs: number;
-  /** When each phase of the grade ended, in ms since it started (copyMs, typecheckEndMs,
-   *  importCheckEndMs, testsEndMs, totalMs); the type check and the import check overlap the tests. */
-  phases?: Record<string, number>;
-  checks: CheckResult[];
-  /** Progress by the starter's TODOs, in order, when the lab's manifest lists them. */
-  todos?: TodoProgress[];
-}
+export type { CheckResult, GradeResult, ResultHead, TestOutcome, TodoProgress, TodoState, TraceEntry } from "./result-types.ts";
 
 /** Exit status of the CLI for a result: 0 pass, 1 fail, 2 could not grade. */
 export function exitCodeOf(status: CheckStatus): 0 | 1 | 2 {
   return status === "pass" ? 0 : status === "fail" ? 1 : 2;
 }
-
-/** What a result says about the grade itself, before any check: who, when, with what. */
-export type ResultHead = Pick<GradeResult, "lab" | "seed" | "lang" | "submission" | "startedAt">;
 
 // The result of a grade that could not be finished: status error, no score, and every check
 // the lab defines listed as an error with this message (none when the lab did not load).
@@ -83,4 +28,45 @@ export function couldNotGrade(head: ResultHead, manifest: LabManifest | undefine
     checks: manifest ? notRunChecks(manifest, head.lang, message) : [],
     ...timing,
   };
+}
+
+/** What the result of a finished grade is made of. */
+export interface GradeOutcome {
+  head: ResultHead;
+  manifest: LabManifest;
+  lang: Lang;
+  started: number;
+  phases: Record<string, number>;
+  checks: CheckResult[];
+  /** Why the run as a whole cannot be graded, when it cannot. */
+  error?: string;
+  /** The submission's TODO(...) markers (progress by TODO), when the lab lists TODOs. */
+  todoMarkers?: Set<string>;
+}
+
+// The grade from its checks: pass only when every graded check passes; an error scores nothing.
+export function gradeResult(outcome: GradeOutcome): GradeResult {
+  const { checks, manifest } = outcome;
+  const graded = checks.filter((c) => c.kind !== "homework");
+  const homeworkChecks = checks.filter((c) => c.kind === "homework");
+  const status: CheckStatus = outcome.error ? "error" : graded.every((c) => c.status === "pass") ? "pass" : graded.some((c) => c.status === "error") ? "error" : "fail";
+  const durationMs = Date.now() - outcome.started;
+  const result: GradeResult = {
+    version: 1,
+    ...outcome.head,
+    status,
+    // A grade that could not be finished scores nothing: its passes cannot be trusted.
+    score: status === "error" ? 0 : graded.reduce((sum, c) => sum + c.score, 0),
+    maxScore: maxScoreOf(manifest),
+    bonus: {
+      score: status === "error" ? 0 : homeworkChecks.reduce((sum, c) => sum + c.score, 0),
+      maxScore: homeworkChecks.reduce((sum, c) => sum + c.maxScore, 0),
+    },
+    checks,
+    durationMs,
+    phases: { ...outcome.phases, totalMs: durationMs },
+  };
+  if (status === "error") result.message = outcome.error ?? graded.find((c) => c.status === "error")?.message ?? "";
+  if (manifest.todos) result.todos = todoProgress(manifest.todos, checks, outcome.lang, outcome.todoMarkers);
+  return result;
 }

@@ -1,280 +1,88 @@
-// One grade, start to finish: copy the submission to a private folder of the OS temp dir,
-// preflight it (.only, types, and an import check in the sandbox), run the lab's evidence
-// tests, rubric probes and homework against the copy in a sandboxed vitest, then turn the
-// records of the signed result channel, the fixture workspaces' records and what was left
-// alive into a GradeResult. Everything the run started is dead when this resolves.
+// One grade, start to finish, as a straight line of stages, each in a module of its own and
+// each entered once: the plan, folders and copy (grade-folders.ts), the checks before running
+// (preflight.ts, alongside the tests), the sandboxed test run (run-vitest.ts), what it left
+// behind read back without trusting it (run-records.ts), the checks (build-checks.ts) and the
+// result (grade-result.ts). Everything the run started is dead, and its folders are gone,
+// when this resolves; it never throws for anything a submission did.
 
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildChecks, type ProgressRecord, type StrayRecord, type WorkspaceRecord } from "./build-checks.ts";
-import { chooseSandbox, copyIntoGradeFolders, hiddenPaths, homeworkFiles, loadManifest, makeCopy, makeScratch, ROOT, type GradeFolders } from "./grade-folders.ts";
-import { couldNotGrade, type CheckResult, type GradeResult, type ResultHead } from "./grade-result.ts";
+import { buildChecks } from "./build-checks.ts";
+import { copyRefusal } from "./copy-submission.ts";
+import { chooseSandbox, hiddenPaths, makeCopy, makeScratch, prepareGrade, ROOT, RUN_RECORDS, SCRATCH_FOLDERS, type GradeFolders, type GradeOptions, type GradePlan } from "./grade-folders.ts";
+import { couldNotGrade, gradeResult, type GradeResult } from "./grade-result.ts";
 import { t } from "./i18n.ts";
-import { DEFAULT_LAB, maxScoreOf, type CheckStatus, type LabManifest, type Lang } from "./manifest.ts";
-import { findOnly, importSmoke, readViolations, typecheck, violationMessage, type Preflight } from "./preflight.ts";
-import { commandLine, isPidAlive, killAndWait, withCwdUnder, withEnvToken } from "./procs.ts";
-import { todoMarkers, todoProgress } from "./report/progress.ts";
-import { buildHostBundle } from "./host-bundle.ts";
-import { leftoverRecords, recordedPids, resultsFromRecords } from "./run-records.ts";
-import { runVitest, type VitestRun } from "./run-vitest.ts";
+import type { LabManifest, Lang } from "./manifest.ts";
+import { importSmoke, startPreflight, type Preflight, type PreflightRun } from "./preflight.ts";
+import { collectRunRecords } from "./run-records.ts";
+import { runVitest } from "./run-vitest.ts";
+import { buildHostBundle, type HostBundle } from "./host-bundle.ts";
+import { removeTree } from "./safe-fs.mjs";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
 
-export { chooseSandbox, hiddenPaths, loadManifest, ROOT } from "./grade-folders.ts";
+export { chooseSandbox, DEFAULT_DEADLINE_MS, DEFAULT_HANG_MS, hiddenPaths, loadManifest, randomSeed, ROOT, TOKEN_ENV, type GradeOptions } from "./grade-folders.ts";
 
-/** Default overall deadline of one grade, in ms. */
-export const DEFAULT_DEADLINE_MS = 90_000;
-/** Default hang-detector deadline passed to the tests (LAB_HANG_MS), in ms. */
-export const DEFAULT_HANG_MS = 2_000;
-/** Env var carrying the grade's random token; any process still carrying it at the end is a leftover. */
-export const TOKEN_ENV = "LAB33_GRADE_TOKEN";
-
-export interface GradeOptions {
-  lab?: string;
-  /** Folder to grade; default: the lab's starter. */
-  submission?: string;
-  seed?: number;
-  lang?: Lang;
-  deadlineMs?: number;
-  hangMs?: number;
-  /** Keep the grade's temp folders (for debugging). */
-  keep?: boolean;
-  /** Run the homework bonus tests too (default true). */
-  homework?: boolean;
-  /** OS sandbox: required, auto (default: use it where the machine allows, say so once where not) or off. */
-  sandbox?: SandboxMode;
-  /** Told the grade's private folders and process token before the run (tests check nothing outlives them). */
-  onRun?: (info: { token: string; gradeDir: string; privateDir: string }) => void;
-}
-
-export function randomSeed(): number {
-  return randomBytes(4).readUInt32BE(0) >>> 1;
-}
-
-/** What one grade works with, fixed before anything runs. */
-interface GradeSetup {
-  manifest: LabManifest;
-  labDir: string;
-  submission: string;
-  lang: Lang;
-  seed: number;
-  deadlineMs: number;
-  hangMs: number;
-  head: ResultHead;
-  started: number;
-  /** When each phase ended, in ms since the start. */
-  phases: Record<string, number>;
-}
-
+// Grades a submission. With `--sandbox auto`, a sandbox that could not be set up counts as
+// no sandbox: said once on stderr, and the grade runs again without it.
 export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
-  const setup = await setUp(options);
-  const { lang, manifest, submission } = setup;
-  const fail = (message: string) => couldNotGradeNow(setup, message);
-  if (!existsSync(submission)) return fail(t("missingFolder", lang, { dir: submission }));
-  if (!existsSync(join(submission, manifest.entry))) return fail(t("missingEntry", lang, { file: manifest.entry }));
-  const chosen = chooseSandbox(options.sandbox ?? "auto");
-  if ("refused" in chosen) return fail(t("sandboxRequired", lang, { why: chosen.refused }));
-  // Everything of one grade lives in a private folder of the OS temp dir (never in the
-  // project, which may be read-only).
-  const privateDir = mkdtempSync(join(tmpdir(), "lab-grade-"));
-  const token = randomBytes(12).toString("hex");
-  options.onRun?.({ token, gradeDir: join(privateDir, "g"), privateDir });
-  try {
-    return await gradeCopy(setup, options, chosen.kind, privateDir, token);
-  } finally {
-    if (!options.keep) rmSync(privateDir, { recursive: true, force: true });
-  }
-}
-
-// Options, defaults and the lab's manifest: what the grade works with.
-async function setUp(options: GradeOptions): Promise<GradeSetup> {
   const started = Date.now();
-  const lang: Lang = options.lang ?? "zh";
-  const seed = options.seed ?? randomSeed();
-  const { manifest, labDir } = await loadManifest(options.lab ?? DEFAULT_LAB);
-  const submission = resolve(options.submission ?? join(labDir, manifest.starter));
-  const head: ResultHead = { lab: manifest.id, seed, lang, submission, startedAt: new Date(started).toISOString() };
-  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  return { manifest, labDir, submission, lang, seed, deadlineMs, hangMs: options.hangMs ?? DEFAULT_HANG_MS, head, started, phases: {} };
+  const first = await attempt(options, started);
+  if (!first.setupError || (options.sandbox ?? "auto") !== "auto") return first.result;
+  return (await attempt(options, started, first.setupError)).result;
 }
 
-function couldNotGradeNow(setup: GradeSetup, message: string): GradeResult {
-  const durationMs = Date.now() - setup.started;
-  return couldNotGrade(setup.head, setup.manifest, message, { durationMs, phases: { ...setup.phases, totalMs: durationMs } });
-}
-
-// Copies the submission, preflights it alongside the test run, and grades what the run left.
-async function gradeCopy(setup: GradeSetup, options: GradeOptions, sandbox: SandboxKind, privateDir: string, token: string): Promise<GradeResult> {
-  const { lang, manifest, labDir, started, phases } = setup;
-  const fail = (message: string) => couldNotGradeNow(setup, message);
-  let folders: GradeFolders;
+// One attempt, stage by stage.
+async function attempt(options: GradeOptions, started: number, sandboxFailed?: string): Promise<{ result: GradeResult; setupError?: string }> {
+  const prepared = await prepareGrade(options, started, sandboxFailed);
+  const { plan } = prepared;
   try {
-    folders = copyIntoGradeFolders(setup.submission, join(privateDir, "g"), sandbox);
+    if ("refused" in prepared) return { result: notGraded(plan, prepared.refused) };
+    const { folders } = prepared;
+    const preflight = startPreflight(plan, folders);
+    // The client host's files (the harness and the bundled submission), built before the run.
+    const hostBundle = await buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
+    const run = await runVitest(runOptions(plan, folders, preflight, hostBundle));
+    plan.phases.testsEndMs = Date.now() - started;
+    const records = await collectRunRecords(plan, folders, run, await preflight.done);
+    if ("refusal" in records) return { result: notGraded(plan, records.refusal), ...(records.setupError ? { setupError: records.setupError } : {}) };
+    const built = buildChecks(records.input);
+    return { result: gradeResult({ ...plan, ...built, todoMarkers: folders.todoMarkers }) };
   } catch (error) {
-    return fail(String((error as Error).message));
+    // A grader fault, never the submission's doing: still a result, never a throw out of a batch.
+    return { result: notGraded(plan, t("graderFailed", plan.lang, { why: String((error as Error)?.stack ?? error).split("\n").slice(0, 2).join(" ") })) };
+  } finally {
+    if (prepared.privateDir && !options.keep) {
+      const left = removeTree(prepared.privateDir);
+      if (left) process.stderr.write(`grade: could not remove ${prepared.privateDir}: ${left}\n`);
+    }
   }
-  phases.copyMs = Date.now() - started;
-  const only = findOnly(folders.copy);
-  if (only.length > 0) return fail(t("onlyRefused", lang, { where: only.slice(0, 3).join(", ") }));
-  const hostBundle = await buildHostBundle(labDir, folders.copy, manifest.entry);
-  const hide = await hiddenPaths();
-  const confine = JSON.stringify({ copy: folders.copy, allow: manifest.allowedPackages ?? [], root: ROOT, hide });
-  const checks = startPreflight(setup, folders, sandbox, hide, confine);
-  const homework = options.homework === false ? [] : homeworkFiles(labDir, manifest);
-  const files = [...manifest.evidenceFiles, ...manifest.probeFiles, ...homework];
-  const run = await runVitest({
+}
+
+function notGraded(plan: GradePlan, message: string): GradeResult {
+  const durationMs = Date.now() - plan.started;
+  return couldNotGrade(plan.head, plan.manifest, message, { durationMs, phases: { ...plan.phases, totalMs: durationMs } });
+}
+
+// The test run's options: vitest with the fixed config in the sandbox chosen, gated by the
+// import check and stopped by a failed check.
+function runOptions(plan: GradePlan, folders: GradeFolders, preflight: PreflightRun, hostBundle: HostBundle | undefined) {
+  return {
     root: ROOT,
     cwd: folders.runCwd,
     configFile: join(ROOT, "grader", "vitest.grade.config.ts"),
     reporters: [join(ROOT, "grader", "child", "progress-reporter.ts")],
-    deadlineMs: setup.deadlineMs,
-    signal: checks.stopRun.signal,
-    gate: checks.smoke.then(
-      (s) => s.verdict.ok,
-      () => false,
-    ),
-    sandbox,
-    hide,
+    deadlineMs: plan.deadlineMs,
+    signal: preflight.stop,
+    gate: preflight.gate,
+    sandbox: folders.sandbox,
+    hide: plan.hide,
     gradeDir: folders.gradeDir,
     scratch: folders.scratch,
-    env: { ...testRunEnv(setup, folders, sandbox, confine, files, token), ...(hostBundle ? { LAB_HOST_HARNESS: hostBundle.harness, LAB_HOST_SUBMISSION: hostBundle.submission } : {}) },
-  });
-  phases.testsEndMs = Date.now() - started;
-  const verdict = await checks.preflight;
-  const smokeOutcome = await checks.smoke;
-  const survivors = await leftoverProcesses(run, sandbox, token, folders);
-  const refusal = refusalOf(run, verdict, folders.violationLog, lang);
-  if (refusal) return fail(refusal);
-  const smokeLeft = smokeOutcome.leftovers.map((p) => ({ pid: p.pid, command: `${p.command} [${t("importCheckTag", lang)}]` }));
-  return resultOf(setup, checksOfRun(setup, folders, run, { survivors: [...survivors, ...smokeLeft], homework, files }));
-}
-
-// The checks, from the run's channel records and the logs it left in the scratch folder.
-function checksOfRun(setup: GradeSetup, folders: GradeFolders, run: VitestRun, more: { survivors: Array<{ pid: number; command: string }>; homework: string[]; files: string[] }) {
-  return buildChecks({
-    manifest: setup.manifest,
-    lang: setup.lang,
-    labDir: setup.labDir,
-    json: resultsFromRecords(run.records),
-    run,
-    progress: run.records.filter((r) => r.event === "start" || r.event === "end" || r.event === "unhandled") as unknown as ProgressRecord[],
-    workspaces: leftoverRecords<WorkspaceRecord>(run.records, "workspaces"),
-    strays: leftoverRecords<StrayRecord>(run.records, "strays"),
-    survivors: more.survivors,
-    deadlineMs: setup.deadlineMs,
-    homeworkFiles: more.homework,
-    testFiles: more.files,
-  });
-}
-
-// The type check and the import check run alongside the tests: on this kind of machine that
-// saves most of a second, and a failed preflight simply kills the run (stopRun).
-function startPreflight(setup: GradeSetup, folders: GradeFolders, sandbox: SandboxKind, hide: string[], confine: string) {
-  const { lang, manifest, started, phases } = setup;
-  const timed = <T>(name: string, work: Promise<T>): Promise<T> =>
-    work.then((value) => {
-      phases[name] = Date.now() - started;
-      return value;
-    });
-  const { copy, gradeDir } = folders;
-  const smoke = timed("importCheckEndMs", importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide, gradeDir, scratch: folders.smokeScratch, confine }));
-  const types = timed("typecheckEndMs", typecheck(ROOT, gradeDir, copy, manifest, lang));
-  const preflight = Promise.all([types, smoke]).then(([typed, s]) => (s.refused || typed.ok ? s.verdict : typed));
-  const stopRun = new AbortController();
-  void preflight.then((verdict) => {
-    if (!verdict.ok) stopRun.abort();
-  });
-  return { smoke, preflight, stopRun };
-}
-
-// The environment of the test run (nothing else of the grader's environment reaches it).
-function testRunEnv(setup: GradeSetup, folders: GradeFolders, sandbox: SandboxKind, confine: string, files: string[], token: string): Record<string, string> {
-  const { lang, seed, hangMs, labDir, manifest } = setup;
-  const { scratch, copy, violationLog, fixtureRoot } = folders;
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: join(scratch, "home"),
-    TMPDIR: join(scratch, "vitest-tmp"),
-    LAB_WORKER_TMPDIR: sandbox === "none" ? tmpdir() : "/tmp",
-    NODE_ENV: "test",
-    FORCE_COLOR: "0",
-    NO_COLOR: "1",
-    CI: "1",
-    LAB_SUBMISSION: copy,
-    // The client under test runs in a host process of its own, never in a test worker.
-    LAB_CLIENT_HOST: "1",
-    LAB_HOST_HEAP_MB: "512",
-    LAB_VITEST_CONFIG: join(labDir, manifest.vitestConfig),
-    LAB_CONFINE: confine,
-    LAB_VIOLATION_LOG: violationLog,
-    LAB_TEST_FILES: files.join(","),
-    LAB_LANG: lang,
-    LAB_SEED: String(seed),
-    LAB_HANG_MS: String(hangMs),
-    LAB_HOMEWORK_TIMEOUT_MS: String(3 * hangMs),
-    LAB_FIXTURE_ROOT: fixtureRoot,
-    LAB_GRADE_CACHE_DIR: join(scratch, "cache"),
-    [TOKEN_ENV]: token,
+    scratchFolders: SCRATCH_FOLDERS,
+    records: RUN_RECORDS,
+    env: { ...folders.runEnv, ...(hostBundle ? { LAB_HOST_HARNESS: hostBundle.harness, LAB_HOST_SUBMISSION: hostBundle.submission } : {}) },
   };
-}
-
-// Leftovers: what outlived vitest (in the sandbox: what ns-init saw alive; the kernel kills the
-// rest of the namespace with it, and when the run was stopped at the deadline it may still be
-// doing so: what carries the grade's token is waited for, not counted). Without a sandbox also
-// anything carrying the grade's token or running in the grade's directory, and any pid a
-// fixture recorded that is still alive; those are killed.
-async function leftoverProcesses(run: VitestRun, sandbox: SandboxKind, token: string, folders: GradeFolders): Promise<Array<{ pid: number; command: string }>> {
-  const survivors = new Map<number, string>();
-  for (const p of run.leftovers) survivors.set(p.pid, p.command ?? commandLine(p.pid));
-  if (sandbox === "none") {
-    for (const p of withEnvToken(TOKEN_ENV, token)) survivors.set(p.pid, commandLine(p.pid));
-    for (const p of withCwdUnder(folders.runCwd)) survivors.set(p.pid, commandLine(p.pid));
-    for (const pid of recordedPids(folders.fixtureRoot)) if (isPidAlive(pid)) survivors.set(pid, commandLine(pid));
-    await killAndWait([...survivors.keys()]);
-  } else {
-    await killAndWait(withEnvToken(TOKEN_ENV, token).map((p) => p.pid));
-  }
-  return [...survivors].map(([pid, command]) => ({ pid: Number(pid), command }));
-}
-
-// Why the run's results cannot be used at all, if they cannot: the sandbox failed, the
-// preflight refused the submission, the channel was tampered with, an import was refused.
-function refusalOf(run: VitestRun, verdict: Preflight, violationLog: string, lang: Lang): string | undefined {
-  if (run.sandboxError) return t("sandboxFailed", lang, { why: run.sandboxError.split("\n")[0] });
-  if (!verdict.ok) return verdict.message;
-  if (run.tampered) return t("channelTampered", lang, { why: run.tampered });
-  const violations = [
-    ...run.records.filter((r) => r.event === "violation").map((r) => ({ where: String(r.where), spec: String(r.spec) })),
-    ...readViolations(violationLog),
-  ];
-  return violations.length > 0 ? violationMessage(violations, lang) : undefined;
-}
-
-// The grade from its checks: pass only when every graded check passes; an error scores nothing.
-function resultOf(setup: GradeSetup, built: { checks: CheckResult[]; error?: string }): GradeResult {
-  const graded = built.checks.filter((c) => c.kind !== "homework");
-  const homeworkChecks = built.checks.filter((c) => c.kind === "homework");
-  const status: CheckStatus = built.error ? "error" : graded.every((c) => c.status === "pass") ? "pass" : graded.some((c) => c.status === "error") ? "error" : "fail";
-  const durationMs = Date.now() - setup.started;
-  const result: GradeResult = {
-    version: 1,
-    ...setup.head,
-    status,
-    // A grade that could not be finished scores nothing: its passes cannot be trusted.
-    score: status === "error" ? 0 : graded.reduce((sum, c) => sum + c.score, 0),
-    maxScore: maxScoreOf(setup.manifest),
-    bonus: {
-      score: status === "error" ? 0 : homeworkChecks.reduce((sum, c) => sum + c.score, 0),
-      maxScore: homeworkChecks.reduce((sum, c) => sum + c.maxScore, 0),
-    },
-    checks: built.checks,
-    durationMs,
-    phases: { ...setup.phases, totalMs: durationMs },
-  };
-  if (status === "error") result.message = built.error ?? graded.find((c) => c.status === "error")?.message ?? "";
-  if (setup.manifest.todos) result.todos = todoProgress(setup.manifest.todos, built.checks, setup.lang, todoMarkers(setup.submission));
-  return result;
 }
 
 // The grader's import check alone, for the learner's loop and tests: copies `submission`
@@ -283,17 +91,19 @@ function resultOf(setup: GradeSetup, built: { checks: CheckResult[]; error?: str
 export async function importCheck(submission: string, manifest: LabManifest, lang: Lang, mode: SandboxMode = "auto"): Promise<Preflight> {
   const chosen = chooseSandbox(mode);
   if ("refused" in chosen) return { ok: false, message: t("sandboxRequired", lang, { why: chosen.refused }) };
-  const sandbox = chosen.kind;
+  const sandbox: SandboxKind = chosen.kind;
   const privateDir = mkdtempSync(join(tmpdir(), "lab-import-"));
   try {
     const gradeDir = join(privateDir, "g");
-    const copy = makeCopy(resolve(submission), gradeDir);
+    const copied = makeCopy(resolve(submission), gradeDir);
+    if (!copied.ok) return { ok: false, message: copyRefusal(copied, lang) };
+    const copy = join(gradeDir, "submission");
     const scratch = makeScratch(join(gradeDir, "import"), sandbox);
     const hide = await hiddenPaths();
     const confine = JSON.stringify({ copy, allow: manifest.allowedPackages ?? [], root: ROOT, hide });
     const outcome = await importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide, gradeDir, scratch, confine });
     return outcome.verdict;
   } finally {
-    rmSync(privateDir, { recursive: true, force: true });
+    removeTree(privateDir);
   }
 }

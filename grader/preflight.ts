@@ -1,17 +1,20 @@
-// Before any test runs: copy the submission, refuse `.only`, type-check it, and import it
-// once in a throwaway process. Each failure becomes a could-not-grade message that names
-// the file and line, so a learner sees "src/mcp-client.ts:12: ..." instead of a stack dump.
+// The checks before the tests may load the submission, started alongside the test run: the
+// type check and one import of the entry in a throwaway sandboxed process. Each failure
+// becomes a could-not-grade message that names the file and line, so a learner sees
+// "src/mcp-client.ts:12: ..." instead of a stack dump. `.only` is not looked for: the grader
+// runs only its own fixed test files, with vitest's allowOnly off (grader/README.md).
 
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ROOT, type GradeFolders, type GradePlan } from "./grade-folders.ts";
 import { t } from "./i18n.ts";
 import type { Lang, LabManifest } from "./manifest.ts";
 import { bound, runBounded } from "./bounded-run.ts";
+import { recordLines, violationMessage, type Violation } from "./run-records.ts";
 import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
+import { readRecordFile } from "./safe-fs.mjs";
 
-/** Largest submission copied, in bytes; anything bigger is refused. */
-export const MAX_SUBMISSION_BYTES = 20 * 1024 * 1024;
 /** How long the import smoke test may take before it counts as hung, in ms. */
 export const IMPORT_HANG_MS = 4_000;
 /** Safety net behind the import check's own watchdog (which names the stuck line once the
@@ -21,51 +24,37 @@ export const IMPORT_DEADLINE_MS = IMPORT_HANG_MS + 16_000;
 /** How long the type check may take, in ms. */
 export const TYPECHECK_DEADLINE_MS = 30_000;
 
-const SKIP = new Set(["node_modules", ".git", "coverage", "dist"]);
-
 export type Preflight = { ok: true } | { ok: false; message: string };
 
-// Copies the submission folder (without node_modules, .git, symlinks) to `dest`.
-export function copySubmission(source: string, dest: string): void {
-  let bytes = 0;
-  cpSync(source, dest, {
-    recursive: true,
-    dereference: false,
-    filter: (src) => {
-      const name = src.slice(src.lastIndexOf("/") + 1);
-      if (SKIP.has(name)) return false;
-      const st = statSync(src, { throwIfNoEntry: false });
-      if (!st || st.isSymbolicLink()) return false;
-      bytes += st.isFile() ? st.size : 0;
-      if (bytes > MAX_SUBMISSION_BYTES) throw new Error(`submission larger than ${MAX_SUBMISSION_BYTES} bytes`);
-      return true;
-    },
-  });
+/** The checks before running, under way: the gate of the tests, the run's stop, the outcome. */
+export interface PreflightRun {
+  /** Resolves true once the tests may load the submission (the import check passed). */
+  gate: Promise<boolean>;
+  /** Aborted when a check failed: the test run is no longer wanted. */
+  stop: AbortSignal;
+  done: Promise<{ verdict: Preflight; smoke: SmokeOutcome }>;
 }
 
-// Lists source files under dir (relative paths), skipping dependency folders.
-export function sourceFiles(dir: string, base = dir): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (SKIP.has(entry.name)) continue;
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(full, base));
-    else if (/\.(c|m)?(t|j)sx?$/.test(entry.name)) out.push(relative(base, full));
-  }
-  return out;
-}
-
-// Finds `.only` on describe/it/test/suite anywhere in the submission's sources.
-export function findOnly(dir: string): string[] {
-  const hits: string[] = [];
-  const pattern = /\b(describe|it|test|suite|bench)\s*\.\s*only\b|\[\s*["'`]only["'`]\s*\]/;
-  for (const file of sourceFiles(dir)) {
-    const lines = readFileSync(join(dir, file), "utf8").split("\n");
-    lines.forEach((line, i) => {
-      if (pattern.test(line)) hits.push(`${file}:${i + 1}`);
+// Stage 3: the type check and the import check, alongside the tests. On this kind of machine
+// that saves most of a second, and a failed check simply stops the run.
+export function startPreflight(plan: GradePlan, folders: GradeFolders): PreflightRun {
+  const { lang, manifest, started, phases } = plan;
+  const timed = <T>(name: string, work: Promise<T>): Promise<T> =>
+    work.then((value) => {
+      phases[name] = Date.now() - started;
+      return value;
     });
-  }
-  return hits;
+  const { copy, gradeDir, sandbox, confine } = folders;
+  const smoke = timed("importCheckEndMs", importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine }));
+  const types = timed("typecheckEndMs", typecheck(ROOT, gradeDir, copy, manifest, lang));
+  const stopRun = new AbortController();
+  const done = Promise.all([types, smoke]).then(([typed, s]) => {
+    // An import refused by the confinement (or a record it could not trust) wins over a type error.
+    const verdict = s.refused || typed.ok ? s.verdict : typed;
+    if (!verdict.ok) stopRun.abort();
+    return { verdict, smoke: s };
+  });
+  return { gate: smoke.then((s) => s.verdict.ok, () => false), stop: stopRun.signal, done };
 }
 
 // Writes a tsconfig that checks one entry file (and what it imports) with the project's
@@ -123,6 +112,8 @@ export interface SmokeOutcome {
   refused?: boolean;
   /** Processes alive in the sandbox when the import check ended (sandbox only). */
   leftovers: Array<{ pid: number; command: string }>;
+  /** The sandbox could not be set up (ns-init's report). */
+  setupError?: string;
 }
 
 // Imports the entry module in a child process (sandboxed where possible) with a deadline,
@@ -144,36 +135,23 @@ export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> 
     gradeDir: context.gradeDir,
     scratch: context.scratch,
     cpuSeconds: Math.ceil(IMPORT_DEADLINE_MS / 1000) + 5,
+    records: ["violations.jsonl"],
   });
   payload.stdin.end();
   const out = await boundedPayload(payload, IMPORT_DEADLINE_MS);
   const report = await payload.report;
   const leftovers = report?.alive ?? [];
-  if (report?.setupError) return { verdict: { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0] }) }, leftovers };
-  const violations = readViolations(violationLog);
-  if (violations.length > 0) return { verdict: { ok: false, message: violationMessage(violations, lang) }, refused: true, leftovers };
+  if (report?.setupError) {
+    const why = report.setupError.split("\n")[0]!;
+    return { verdict: { ok: false, message: t("sandboxFailed", lang, { why }) }, leftovers, setupError: why };
+  }
+  // The violation log, read without trusting it: in the sandbox by ns-init, else here.
+  const log = context.sandbox === "none" ? readRecordFile(violationLog) : report?.records?.["violations.jsonl"];
+  const violations = recordLines<Violation>("violations.jsonl", log, lang, out.timedOut);
+  if ("problem" in violations) return { verdict: { ok: false, message: violations.problem }, refused: true, leftovers };
+  if (violations.lines.length > 0) return { verdict: { ok: false, message: violationMessage(violations.lines, lang) }, refused: true, leftovers };
   const verdict = smokeVerdict(out, context);
   return { verdict, leftovers, ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
-}
-
-// The could-not-grade message for imports the confinement refused.
-export function violationMessage(violations: Array<{ where: string; spec: string }>, lang: Lang): string {
-  const list = violations.slice(0, 3).map((v) => `${v.where} (${v.spec})`).join(", ");
-  return t("importsOutside", lang, { where: list });
-}
-
-export function readViolations(file: string): Array<{ where: string; spec: string }> {
-  if (!existsSync(file)) return [];
-  const out: Array<{ where: string; spec: string }> = [];
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    try {
-      const v = JSON.parse(line) as { where?: unknown; spec?: unknown };
-      if (typeof v.where === "string" && typeof v.spec === "string") out.push({ where: v.where, spec: v.spec });
-    } catch {
-      // a torn or empty line
-    }
-  }
-  return out;
 }
 
 interface PayloadOutcome {

@@ -9,7 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { bound, type BoundedOutcome } from "./bounded-run.ts";
 import { newKey, readChannel } from "./sandbox/channel.ts";
-import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
+import { startPayload, type NsReport, type Payload, type SandboxKind } from "./sandbox/index.ts";
 import { descendants, isLive, procInfo, type ProcInfo } from "./procs.ts";
 
 /** Output kept from the child's stdout+stderr, in bytes (the tail). */
@@ -35,6 +35,8 @@ export interface VitestRun {
   tampered?: string;
   /** The sandbox could not be set up (its mount script failed). */
   sandboxError?: string;
+  /** In the sandbox: the scratch folder's records as ns-init read them (undefined without its report). */
+  scratchRecords?: NsReport["records"];
 }
 
 export interface VitestRunOptions {
@@ -52,6 +54,9 @@ export interface VitestRunOptions {
   hide: string[];
   gradeDir: string;
   scratch: string;
+  /** Folders the payload expects in its scratch, and the records to bring back from it. */
+  scratchFolders?: string[];
+  records?: string[];
 }
 
 export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
@@ -67,6 +72,8 @@ export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
     hide: options.hide,
     gradeDir: options.gradeDir,
     scratch: options.scratch,
+    scratchFolders: options.scratchFolders ?? [],
+    records: options.records ?? [],
     cpuSeconds: Math.ceil(options.deadlineMs / 1000) + 30,
   });
   const channel = readChannel(payload.channel, key);
@@ -114,6 +121,7 @@ async function afterExit(payload: Payload, channel: ReturnType<typeof readChanne
     records: channel.records,
     ...(channel.tampered ? { tampered: channel.tampered } : {}),
     ...(report?.setupError ? { sandboxError: report.setupError } : {}),
+    ...(report?.records ? { scratchRecords: report.records } : {}),
   };
 }
 

@@ -2,11 +2,11 @@
 // stopped before it wrote them, its progress lines), the fixture workspaces' records and the
 // strays the setup file killed. grader/build-checks.ts turns these tests into checks.
 
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { t } from "./i18n.ts";
 import { describesOf, type CheckDef, type LabManifest, type Lang } from "./manifest.ts";
-import type { TestOutcome, TraceEntry } from "./grade-result.ts";
+import type { TestOutcome, TraceEntry } from "./result-types.ts";
 import type { VitestRun } from "./run-vitest.ts";
 
 export interface VitestAssertion {
@@ -73,15 +73,6 @@ export interface BuildInput {
 
 /** Longest failure message kept per test, in characters. */
 export const MAX_MESSAGE_CHARS = 600;
-
-export function readJson<T>(file: string): T | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as T;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface FoundTest {
   file: string;

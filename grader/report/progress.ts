@@ -6,25 +6,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { CheckStatus, Lang, TodoDef } from "../manifest.ts";
-import type { CheckResult, TraceEntry } from "../grade-result.ts";
+import type { CheckResult, TodoProgress, TodoState, TraceEntry } from "../result-types.ts";
 
-export type TodoState = "done" | "not-yet" | "broken" | "unchecked";
-
-export interface TodoProgress {
-  tag: string;
-  /** The tag as the report shows it in the report's language (an English name for a Chinese tag). */
-  label?: string;
-  title: string;
-  section: string;
-  lesson: string;
-  state: TodoState;
-  /** Checks with a failure charged to this TODO. */
-  failing: string[];
-  /** The failures charged to this TODO: check id and test title (none for a check without tests). */
-  charged?: Array<{ check: string; test?: string }>;
-  /** Other TODOs, not done yet, that this TODO's own failing tests need first (state stays "done"). */
-  waitingOn: string[];
-}
+export type { TodoProgress, TodoState } from "../result-types.ts";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 

@@ -1,7 +1,9 @@
 // The operating-system sandbox around every process that loads a submission (the import
 // check and the test run). On Linux it is util-linux `unshare`: new PID, mount and network
 // namespaces (plus a user namespace when the grader is not root), a private root built by
-// `ns-init.mjs`, an unprivileged identity and resource limits. Elsewhere, or where the kernel
+// `ns-init.mjs`, an unprivileged identity and resource limits. The writable scratch folder is a
+// size-capped tmpfs inside the sandbox (gone with it): the records the outer grader needs from
+// it come back in ns-init's report, read there without trusting them (../safe-fs.mjs). Elsewhere, or where the kernel
 // refuses namespaces, `--sandbox auto` says so once and runs the payload as a plain child in
 // its own process group (`off`); `--sandbox required` refuses to grade.
 //
@@ -10,6 +12,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
+import type { RecordRead } from "../safe-fs.mjs";
 import { dirname, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -19,17 +22,26 @@ export const SANDBOX_MODES: readonly SandboxMode[] = ["required", "auto", "off"]
 /** How the sandbox is entered on this machine: as real root, through a user namespace, or not at all. */
 export type SandboxKind = "root" | "user" | "none";
 
+const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
 /** The unprivileged user the payload runs as when the grader is real root (nobody). */
 export const SANDBOX_UID = 65534;
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
+/** Size of the sandbox's writable scratch folder (a tmpfs), in bytes. */
+export const SANDBOX_SCRATCH_BYTES = 64 * 1024 * 1024;
+/** Files and folders the scratch tmpfs (and the private /tmp) may hold. */
+export const SANDBOX_INODES = 16_384;
+/** Largest file a payload's process may write (RLIMIT_FSIZE; also without the sandbox, where prlimit exists), in bytes. */
+export const PAYLOAD_FILE_BYTES = 64 * 1024 * 1024;
 /** Per-process limit on writable private memory (RLIMIT_DATA; an address-space limit would break WebAssembly, which reserves 10 GiB per instance). */
 export const SANDBOX_DATA_BYTES = 4 * 1024 ** 3;
 /** Processes the sandbox's user may have (the kernel counts per user). */
 export const SANDBOX_PROCESSES = 2048;
 
-const BASE_FLAGS = ["--pid", "--fork", "--mount-proc", "--net", "--mount", "--kill-child"];
+// New PID (own /proc), network, mount, System V IPC (shared memory and message queues die with
+// the sandbox) and UTS namespaces.
+const BASE_FLAGS = ["--pid", "--fork", "--mount-proc", "--net", "--mount", "--ipc", "--uts", "--kill-child"];
 let probed: { kind: SandboxKind; why: string } | undefined;
 
 // Which kind of sandbox this machine allows (probed once per process, about 10 ms).
@@ -66,6 +78,10 @@ export interface PayloadOptions {
   scratch: string;
   /** CPU seconds per process. */
   cpuSeconds: number;
+  /** Folders made inside the scratch folder before the payload starts (relative). */
+  scratchFolders?: string[];
+  /** Files of the scratch folder to bring back (relative): in the sandbox, in ns-init's report. */
+  records?: string[];
 }
 
 export interface NsReport {
@@ -73,6 +89,8 @@ export interface NsReport {
   exit?: { code: number | null; signal: string | null };
   /** Processes alive in the namespace when the payload exited (vitest's workers excepted). */
   alive?: Array<{ pid: number; command: string }>;
+  /** The scratch folder's records (PayloadOptions.records), read by ns-init once the payload exited. */
+  records?: Record<string, RecordRead>;
 }
 
 export interface Payload {
@@ -101,9 +119,11 @@ export function startPayload(options: PayloadOptions): Payload {
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: readReport(child.stdio[4] as Readable) };
 }
 
-// Without a sandbox: the command itself, its fd 3 the channel; there is no report.
+// Without a sandbox: the command itself (under RLIMIT_FSIZE where prlimit exists), its fd 3
+// the channel; there is no report.
 function startUnsandboxed(options: PayloadOptions): Payload {
-  const child = spawn(options.command[0]!, options.command.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
+  const command = existsSync(PRLIMIT) ? [PRLIMIT, `--fsize=${PAYLOAD_FILE_BYTES}`, "--", ...options.command] : options.command;
+  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
   child.stdin!.on("error", () => {});
   child.stdin!.write(options.input);
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
@@ -123,9 +143,16 @@ function nsInitConfig(options: PayloadOptions) {
     cwd: options.cwd,
     env: options.env,
     tmpBytes: SANDBOX_TMP_BYTES,
-    limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES },
+    scratchBytes: SANDBOX_SCRATCH_BYTES,
+    inodes: SANDBOX_INODES,
+    scratchFolders: options.scratchFolders ?? [],
+    records: options.records ?? [],
+    limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES, fileBytes: PAYLOAD_FILE_BYTES },
   };
 }
+
+/** Largest report ns-init may send, in characters (the records it carries are capped each). */
+const MAX_REPORT_CHARS = 64 * 1024 * 1024;
 
 // ns-init's report on its fd 4: JSON lines merged into one object, once the stream closed
 // (undefined when it wrote nothing).
@@ -134,7 +161,7 @@ function readReport(stream: Readable): Promise<NsReport | undefined> {
     let text = "";
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => {
-      if (text.length < 1_000_000) text += chunk;
+      if (text.length < MAX_REPORT_CHARS) text += chunk;
     });
     const done = () => {
       const merged: NsReport = {};

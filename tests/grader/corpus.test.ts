@@ -7,7 +7,7 @@
 // sandbox are graded only where it is available.
 
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +37,8 @@ function treeSnapshot(): Map<string, string> {
     if (st.isDirectory()) {
       for (const name of readdirSync(path).sort()) if (name !== "node_modules") walk(join(path, name));
     } else if (st.isFile()) {
-      files.set(relative(ROOT, path), createHash("sha256").update(readFileSync(path)).digest("hex"));
+      // The mode too: a grade that chmods through a link changes no byte.
+      files.set(relative(ROOT, path), `${(st.mode & 0o7777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`);
     }
   };
   for (const top of WATCHED) walk(join(ROOT, top));
@@ -75,6 +76,14 @@ function markedProcesses(): string[] {
     .filter((line) => MARKERS.some((m) => line.includes(m)));
 }
 
+// System V objects the sysv-ipc entry makes (a 31313-byte segment, queues of mode 0601).
+function markedIpc(): string[] {
+  const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(1) : []);
+  const shm = read("/proc/sysvipc/shm").filter((line) => line.trim().split(/\s+/)[3] === "31313");
+  const msg = read("/proc/sysvipc/msg").filter((line) => line.trim().split(/\s+/)[2] === "601");
+  return [...shm, ...msg];
+}
+
 describe("corpus", () => {
   it("has at least one entry per evidence test and per rubric dimension, and the orphan probe", () => {
     const caught = new Set(entries.flatMap((e) => e.expected.mustFail));
@@ -82,15 +91,20 @@ describe("corpus", () => {
   });
 });
 
+// Each entry graded as the grader runs by default (the OS sandbox where the machine has one),
+// and entries marked `sandboxOff` again with --sandbox off.
+const runs = entries.flatMap((entry) => [{ entry, sandbox: "auto" as const }, ...(entry.expected.sandboxOff ? [{ entry, sandbox: "off" as const }] : [])]);
+
 describe.concurrent("corpus entries", () => {
-  for (const entry of entries) {
+  for (const { entry, sandbox } of runs) {
     const skip = entry.expected.needsSandbox === true && !sandboxed;
-    it.skipIf(skip)(`${entry.name}: ${entry.expected.defect}`, { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
-      const dir = materialize(entry, join(labDir, manifest.solution), work);
+    const mode = sandbox === "off" ? " (--sandbox off)" : "";
+    it.skipIf(skip)(`${entry.name}${mode}: ${entry.expected.defect}`, { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
+      const dir = materialize(entry, join(labDir, manifest.solution), join(work, sandbox));
       let run: { token: string; gradeDir: string; privateDir: string } | undefined;
       const homework = entry.expected.homework === true;
       const result = await pool(() =>
-        grade({ submission: dir, seed: 3, lang: "en", homework, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
+        grade({ submission: dir, seed: 3, lang: "en", homework, sandbox, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
       );
       const byId = Object.fromEntries(result.checks.map((c) => [c.id, c.status]));
       expect(result.status, result.message).toBe(entry.expected.status);
@@ -110,8 +124,10 @@ describe.concurrent("corpus entries", () => {
           .map((c) => `${c.id}: ${c.message}`);
         expect(blamed, "checks this single-defect entry must not fail").toEqual([]);
       }
-      // Whatever the submission did, nothing the grade started is still running.
+      // Whatever the submission did, nothing the grade started is still running, and its
+      // private folder is gone (locked folders included).
       expect(leftoversOf(run!)).toEqual([]);
+      expect(existsSync(run!.privateDir), run!.privateDir).toBe(false);
     });
   }
 });
@@ -120,6 +136,7 @@ describe("after the hostile grades", () => {
   it("left the project's files unchanged, nothing they started alive, and nothing they wrote in the temp dir", () => {
     expect(changed(before, treeSnapshot())).toEqual([]);
     expect(markedProcesses()).toEqual([]);
+    expect(markedIpc()).toEqual([]);
     // Only the sandbox's private /tmp makes what a submission wrote disappear (without it,
     // borrow-tmp-copy leaves its copy: removed here, not asserted).
     const written = readdirSync(tmpdir()).filter((name) => name.startsWith("lab-corpus-"));

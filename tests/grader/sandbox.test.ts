@@ -4,16 +4,17 @@
 // same layers against whole hostile submissions.
 
 import { spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../grader/cli-main.ts";
 import { chooseSandbox, grade, hiddenPaths, ROOT } from "../../grader/grade.ts";
 import { isLive, listProcs, commandLine } from "../../grader/procs.ts";
 import { readChannel, sign } from "../../grader/sandbox/channel.ts";
-import { SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
+import { SANDBOX_SCRATCH_BYTES, SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -92,6 +93,133 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
     expect(report?.alive?.map((p) => p.command)).toContain("sleep 3133");
     const alive = listProcs().filter((p) => isLive(p) && commandLine(p.pid).includes("sleep 3133"));
     expect(alive).toEqual([]);
+  });
+});
+
+// Fills the scratch folder, makes SysV IPC objects and leaves records of every kind; reports
+// what it managed on fd 3.
+const SCRATCH_PROBE = String.raw`
+const fs = require("node:fs");
+const { execFileSync } = require("node:child_process");
+const [scratch] = process.argv.slice(1);
+const block = Buffer.alloc(1024 * 1024, 7);
+let written = 0;
+let stopped = "";
+const fd = fs.openSync(scratch + "/fill", "w");
+try { for (let i = 0; i < 100; i += 1) written += fs.writeSync(fd, block); } catch (e) { stopped = e.code; }
+fs.closeSync(fd);
+fs.rmSync(scratch + "/fill");
+const shm = execFileSync("ipcmk", ["-M", "31313", "-p", "0601"], { encoding: "utf8" });
+fs.writeFileSync(scratch + "/ok.jsonl", '{"fine":true}\n');
+execFileSync("mkfifo", [scratch + "/fifo.jsonl"]);
+fs.mkdirSync(scratch + "/dir.jsonl");
+fs.symlinkSync("/etc/passwd", scratch + "/link.jsonl");
+fs.writeSync(3, JSON.stringify({ written, stopped, shm: shm.trim() }) + "\n");
+`;
+
+describe.skipIf(kinds.length === 0).for(kinds)("the sandbox's scratch and IPC (%s)", (kind) => {
+  it("caps the scratch tmpfs, keeps SysV IPC inside, and sends back only the regular records", async () => {
+    const gradeDir = join(work, `s-${kind}`);
+    const scratch = join(gradeDir, "scratch");
+    mkdirSync(scratch, { recursive: true });
+    const payload = startPayload({
+      command: [process.execPath, "-e", SCRATCH_PROBE, scratch],
+      cwd: scratch,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      input: "",
+      sandbox: kind,
+      root: ROOT,
+      hide: [],
+      gradeDir,
+      scratch,
+      cpuSeconds: 20,
+      scratchFolders: ["home"],
+      records: ["ok.jsonl", "fifo.jsonl", "dir.jsonl", "link.jsonl", "none.jsonl"],
+    });
+    payload.stdin.end();
+    let text = "";
+    payload.channel.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+    await new Promise((resolve) => payload.child.once("exit", resolve));
+    const report = await payload.report;
+    const seen = JSON.parse(text.trim()) as { written: number; stopped: string; shm: string };
+    // The tmpfs (or RLIMIT_FSIZE) stopped the writer at its cap, and nothing reached the host.
+    expect(seen.written).toBeLessThanOrEqual(SANDBOX_SCRATCH_BYTES);
+    expect(["ENOSPC", "EFBIG"]).toContain(seen.stopped);
+    expect(readdirSync(scratch)).toEqual([]);
+    expect(report?.records).toEqual({
+      "ok.jsonl": { ok: true, text: '{"fine":true}\n' },
+      "fifo.jsonl": { ok: false, refusal: "fifo" },
+      "dir.jsonl": { ok: false, refusal: "folder" },
+      "link.jsonl": { ok: false, refusal: "symlink" },
+      "none.jsonl": { ok: true, text: "", missing: true },
+    });
+    // The shared memory segment went with the sandbox's IPC namespace.
+    expect(seen.shm).toMatch(/Shared memory id/);
+    expect(readFileSync("/proc/sysvipc/shm", "utf8").split("\n").filter((line) => / 31313 /.test(line))).toEqual([]);
+  });
+});
+
+describe.skipIf(kinds.length === 0)("Node installed under the temp dir", () => {
+  it("runs in the sandbox all the same (its prefix bound through an fd, after the sandbox's own /tmp)", { timeout: 60_000 }, () => {
+    const prefix = join(work, "node-under-tmp");
+    mkdirSync(join(prefix, "bin"), { recursive: true });
+    const node = join(prefix, "bin", "node");
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    const driver = join(work, "node-under-tmp.mjs");
+    writeFileSync(driver, NODE_UNDER_TMP);
+    const tsx = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+    const out = spawnSync(node, ["--import", tsx, driver, join(ROOT, "grader", "sandbox", "index.ts"), ROOT, work, kinds[0]!], { encoding: "utf8", timeout: 50_000 });
+    expect(out.stderr).toBe("");
+    expect(JSON.parse(out.stdout)).toEqual({ channel: `ran ${node}\n`, setupError: null });
+  });
+});
+
+// Run by a Node under /tmp: one payload of that same Node in the sandbox.
+const NODE_UNDER_TMP = String.raw`
+import { mkdirSync } from "node:fs";
+const [index, root, work, kind] = process.argv.slice(2);
+const { startPayload } = await import(index);
+const gradeDir = work + "/node-g";
+mkdirSync(gradeDir + "/scratch", { recursive: true });
+const payload = startPayload({
+  command: [process.execPath, "-e", "require('node:fs').writeSync(3, 'ran ' + process.execPath + String.fromCharCode(10))"],
+  cwd: gradeDir + "/scratch", env: { PATH: "/usr/bin:/bin" }, input: "", sandbox: kind, root, hide: [], gradeDir, scratch: gradeDir + "/scratch", cpuSeconds: 20,
+});
+payload.stdin.end();
+let channel = "";
+let output = "";
+payload.child.stdout.on("data", (c) => (output += c));
+payload.child.stderr.on("data", (c) => (output += c));
+payload.channel.setEncoding("utf8").on("data", (c) => (channel += c));
+const closed = new Promise((r) => payload.channel.once("close", r));
+await new Promise((r) => payload.child.once("exit", r));
+const report = await payload.report;
+await closed;
+console.log(JSON.stringify({ channel, setupError: report?.setupError ?? null, ...(channel ? {} : { output, report }) }));
+`;
+
+describe.skipIf(kinds.length === 0)("a sandbox that cannot be set up", () => {
+  // A mount that fails for ns-init's staging tmpfs only (the machine's probe still passes).
+  const fakeBin = join(work, "fake-bin");
+  mkdirSync(fakeBin, { recursive: true });
+  writeFileSync(join(fakeBin, "mount"), '#!/bin/sh\ncase "$*" in *lab-stage*) echo "mount: refused by the test" >&2; exit 32;; esac\nexec /usr/bin/mount "$@"\n', { mode: 0o755 });
+  const cli = (mode: string) =>
+    spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "grader", "cli.ts"), "--submission", join(ROOT, "labs", "33-mcp-lite", "corpus", "missing-export"), "--lang", "en", "--format", "json", "--sandbox", mode], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${fakeBin}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+      timeout: 120_000,
+    });
+
+  it("counts as no sandbox under auto (one line on stderr), and refuses to grade under required (exit 2)", { timeout: 240_000 }, () => {
+    const auto = cli("auto");
+    expect(auto.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^note: the grading sandbox could not be set up \(.*refused by the test.*\); grading without it/)]);
+    expect(auto.status).toBe(2);
+    expect(JSON.parse(auto.stdout).message).toMatch(/does not export McpError/);
+    const required = cli("required");
+    expect(required.status).toBe(2);
+    expect(JSON.parse(required.stdout).message).toMatch(/the grading sandbox could not be set up: .*refused by the test/);
   });
 });
 

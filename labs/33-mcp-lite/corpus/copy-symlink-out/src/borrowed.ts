@@ -1,0 +1,1 @@
+../../../solution/src/mcp-client.ts

@@ -1,0 +1,1 @@
+export { McpClient, McpError } from "./borrowed.ts";
