@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { McpError as BaseMcpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
-import { ServerManager, type ManagerState } from "../../../labs/33-mcp-lite/solution/src/server-manager.ts";
+import { ServerManager, type ManagerState } from "./server-manager.ts";
 import { McpCancel, McpError, stopReasonOf, type McpFaultReport, type McpStopReason } from "./errors.ts";
 import { McpClient, type CallOptions, type McpClientOptions, type Tool } from "./mcp-client.ts";
 import { serverHash } from "./server-hash.ts";

@@ -5,7 +5,7 @@
 //   mcp-client.ts（本文件，必改）、pending.ts（TODO 1 的 pending 表）、framing.ts 与 stderr-tail.ts（加固）。
 //   errors.ts、options.ts、protocol.ts、todo.ts 是给定文件（文件头标着 GIVEN），不用改。
 //   把子进程单独封装成模块（参考 solution/src/server-process.ts）是可选的；服务器管理器、工具适配器
-//   不在本实验范围内，想看可读 solution/src/server-manager.ts、tool-adapter.ts。
+//   不在本实验范围内，想看可读 packages/extensions/src/server-manager.ts、tool-adapter.ts。
 //
 // 待办索引：按顺序做。每一项在代码里用 TODO 加括号里的标签标在要改的地方；做完一项就删掉那一项的
 // 全部标记，`npm run grade` 的报告据此区分“还没做”和“有问题”，并给出下一步。

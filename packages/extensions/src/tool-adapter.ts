@@ -5,12 +5,12 @@
 // comes from configuration only: a server cannot raise it by what it writes about itself.
 
 import type { ValidateFunction } from "ajv";
-import { McpError } from "./errors.ts";
-import { isPlainObject, type Tool } from "./protocol.ts";
+import { McpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
+import { isPlainObject, type Tool } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
 import { checkSchema, compileSchema } from "./tool-schema.ts";
-import { decodeWholeCharacters } from "./utf8.ts";
-import { check, integerOption } from "./validate.ts";
-import type { CallOptions } from "./mcp-client.ts";
+import { decodeWholeCharacters } from "../../../labs/33-mcp-lite/solution/src/utf8.ts";
+import { check, integerOption } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
+import type { CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 
 // Kept here too: callers imported them from this module before tool-schema.ts existed.
 export { jsonDepth, MAX_PATTERN_LENGTH, riskyPattern } from "./tool-schema.ts";

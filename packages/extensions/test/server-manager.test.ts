@@ -2,7 +2,7 @@
 // health check, failures counted once per client, backoff, quarantine, close and parent
 // abort. (Against real servers: tests/hardening/server-manager.test.ts.)
 import { describe, expect, it, vi } from "vitest";
-import { McpError } from "#submission/src/errors.ts";
+import { McpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import {
   DEFAULT_BACKOFF_FACTOR,
   DEFAULT_BACKOFF_INITIAL_MS,
@@ -13,7 +13,7 @@ import {
   ServerUnavailableError,
   type ManagedClient,
   type ServerManagerOptions,
-} from "#submission/src/server-manager.ts";
+} from "../src/server-manager.ts";
 
 interface Fake extends ManagedClient {
   initialized: boolean;

@@ -10,11 +10,11 @@
 // The backoff needs no timer: a failure records when the next start is allowed, and the
 // next call compares that with the clock, so tests drive time with an injected clock.
 
-import { McpError, type McpErrorCode } from "./errors.ts";
-import { McpClient, type CallOptions } from "./mcp-client.ts";
-import type { McpClientOptions } from "./options.ts";
-import { isPlainObject, type InitializeResult, type Tool } from "./protocol.ts";
-import { check, integerOption } from "./validate.ts";
+import { McpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
+import { McpClient, type CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
+import type { McpClientOptions } from "../../../labs/33-mcp-lite/solution/src/options.ts";
+import { isPlainObject, type InitializeResult, type Tool } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
+import { check, integerOption } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
 
 /** Default wait after the first failure, in ms. */
 export const DEFAULT_BACKOFF_INITIAL_MS = 250;

@@ -3,11 +3,11 @@
 // parent AbortSignal that aborts every call before closing the server.
 
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../fixtures/index.ts";
-import { ServerManager, ServerUnavailableError, type ServerManagerOptions } from "../../labs/33-mcp-lite/solution/src/server-manager.ts";
-import { McpClient } from "../../labs/33-mcp-lite/solution/src/mcp-client.ts";
-import { received } from "../../labs/33-mcp-lite/tests/support.ts";
-import { failure, waitFor } from "../support.ts";
+import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
+import { ServerManager, ServerUnavailableError, type ServerManagerOptions } from "../src/server-manager.ts";
+import { McpClient } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
+import { received } from "../../../labs/33-mcp-lite/tests/support.ts";
+import { failure, waitFor } from "../../../tests/support.ts";
 
 // A clock the test moves by hand: backoff decisions never depend on real time.
 function manualClock(start = 1_000_000) {
