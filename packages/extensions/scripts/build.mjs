@@ -47,20 +47,22 @@ for (const file of files(DIST)) {
   let text = readFileSync(file, "utf8").replaceAll(REFERENCE_IMPORT, "./reference/");
   if (file.endsWith(".d.ts")) text = text.replace(/(["'])(\.{1,2}\/[^"']+)\.ts\1/g, "$1$2.js$1");
   const outside = [...text.matchAll(/(?:from |import\()(["'])(\.{1,2}\/[^"']+)\1/g)].find(([, , spec]) => {
-    const target = join(dirname(file), spec);
+    const target = join(dirname(file), spec ?? "");
     return relative(DIST, target).startsWith("..") || !existsSync(target);
   });
-  if (outside) fail(`${relative(PACKAGE, file)} imports ${outside[2]}, which is not in dist/`);
+  if (outside) fail(`${relative(PACKAGE, file)} imports ${outside[2] ?? "?"}, which is not in dist/`);
   writeFileSync(file, text);
 }
 console.log(`build: ${files(DIST).length} files in ${relative(process.cwd(), DIST) || "."}`);
 
+/** Every file under dir, recursively. @param {string} dir @returns {string[]} */
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
   );
 }
 
+/** @param {string} message @returns {never} */
 function fail(message) {
   console.error(`build: ${message}`);
   process.exit(1);
