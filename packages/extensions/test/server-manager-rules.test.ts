@@ -9,6 +9,7 @@ import { ServerManager, type ClientEvents, type ManagedClient, type ServerManage
 
 interface Fake extends ManagedClient {
   initialized: boolean;
+  pid: number | undefined;
   closed: number;
   events: ClientEvents;
   /** What each method does next: "ok", or an error to throw, or "hang" (never settles). */
