@@ -15,18 +15,21 @@ import {
   type ClientMetrics,
   type InitializeResult,
   type McpClientOptions as BaseMcpClientOptions,
+  type ServerNotification,
   type Tool,
 } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 import { decodeWholeCharacters } from "../../../labs/33-mcp-lite/solution/src/stderr-tail.ts";
 import { budgetProblem, jsonBytes, type McpBudget } from "./budget.ts";
+import { CLIENT_INFO, defaultCwd } from "./defaults.ts";
 import { McpError, stopReasonOfError, type FaultContext, type McpStopReason } from "./errors.ts";
 import { Redactor } from "./redact.ts";
 import { serverHash } from "./server-hash.ts";
 import { Telemetry, type LatencySummary, type McpTraceEvent } from "./telemetry.ts";
 
-export { McpCancel, McpError, stopReasonOf, type McpErrorCode, type McpFaultReport, type McpStopReason } from "./errors.ts";
+export { McpCancel, McpError, stopReasonOf, type McpErrorCode, type McpFaultReport, type McpStopReason, type McpAvailability } from "./errors.ts";
 export type { McpBudget } from "./budget.ts";
 export { REDACTED } from "./redact.ts";
+export { CLIENT_INFO, defaultCwd } from "./defaults.ts";
 export type { LatencySummary, McpTraceEvent } from "./telemetry.ts";
 export type { InitializeResult, Tool } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 
@@ -45,6 +48,10 @@ export interface McpClientOptions extends BaseMcpClientOptions {
   onTrace?: (event: McpTraceEvent) => void;
   /** Budget every call draws from unless the call brings its own. Default: none (no cap). */
   budget?: McpBudget;
+  /** Redact the secrets in tool results too (tool metadata, notifications, error data and
+   *  stderr always are). Off by default: a result is the tool's answer, and rewriting it can
+   *  change what the agent reads. Default: false. */
+  redactResults?: boolean;
 }
 
 export interface CallOptions extends BaseCallOptions {
@@ -72,6 +79,7 @@ export class McpClient extends BaseMcpClient {
   private readonly redactor: Redactor;
   private readonly identity: { executable: string; args: string[]; cwd?: string; env: Record<string, string>; secrets: string[] };
   private readonly defaultBudget: McpBudget | undefined;
+  private readonly redactResults: boolean;
   private readonly stopCounts: Record<McpStopReason, number>;
   private hash: string | undefined;
 
@@ -84,6 +92,7 @@ export class McpClient extends BaseMcpClient {
     this.redactor = prepared.redactor;
     this.identity = prepared.identity;
     this.defaultBudget = options.budget;
+    this.redactResults = options.redactResults === true;
     this.stopCounts = { user: 0, budget: 0, shutdown: 0, process: 0 };
   }
 
@@ -133,7 +142,8 @@ export class McpClient extends BaseMcpClient {
       throw this.refundAndTranslate(error, budget, reserved, started);
     }
     if (budget) this.charge(budget, "tools/list", tools);
-    return tools;
+    // Tool metadata is server text the agent (and its model) reads: never a secret in clear.
+    return this.redactor.redactValue(tools) as Tool[];
   }
 
   override async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<unknown> {
@@ -157,7 +167,7 @@ export class McpClient extends BaseMcpClient {
       throw this.refundAndTranslate(error, budget, reserved, started);
     }
     if (budget) this.charge(budget, "tools/call", result);
-    return result;
+    return this.redactResults ? this.redactor.redactValue(result) : result;
   }
 
   override async ping(options: CallOptions = {}): Promise<void> {
@@ -291,12 +301,14 @@ interface Prepared {
 // this package's McpError), and refuses a secret that would travel in argv.
 function prepare(options: McpClientOptions): Prepared {
   if (options === null || typeof options !== "object") invalid("options must be an object");
-  const { secrets = [], runId = randomUUID(), onTrace, budget, ...base } = options;
+  const { secrets = [], runId = randomUUID(), onTrace, budget, redactResults, ...given } = options;
   if (!Array.isArray(secrets)) invalid("secrets must be an array of non-empty strings");
   secrets.forEach((secret, index) => {
     if (typeof secret !== "string" || secret === "") invalid(`secrets[${index}] must be a non-empty string`);
   });
   const redactor = new Redactor(secrets);
+  if (redactResults !== undefined && typeof redactResults !== "boolean") invalid("redactResults must be a boolean");
+  const base = withDefaults(given, redactor);
   if (typeof runId !== "string" || runId === "") invalid("runId must be a non-empty string");
   if (onTrace !== undefined && typeof onTrace !== "function") invalid("onTrace must be a function");
   if (budget !== undefined) {
@@ -323,10 +335,25 @@ function prepare(options: McpClientOptions): Prepared {
     identity: {
       executable: base.executable,
       args: [...args],
-      ...(base.cwd === undefined ? {} : { cwd: base.cwd }),
+      // The configured cwd: the default private directory differs per process, not per server.
+      ...(given.cwd === undefined ? {} : { cwd: given.cwd }),
       env: { ...(base.env ?? {}) },
       secrets: [...secrets],
     },
+  };
+}
+
+// This package's defaults on top of the reference client's: its own name as clientInfo, a
+// private empty working directory (never the agent's own, which is usually the user's
+// repository), and notifications redacted before they reach the agent.
+function withDefaults(options: BaseMcpClientOptions, redactor: Redactor): BaseMcpClientOptions {
+  const { onNotification } = options;
+  if (onNotification !== undefined && typeof onNotification !== "function") invalid("onNotification must be a function");
+  return {
+    ...options,
+    clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
+    cwd: options.cwd ?? defaultCwd(),
+    ...(onNotification ? { onNotification: (notification) => onNotification(redactor.redactValue(notification) as ServerNotification) } : {}),
   };
 }
 

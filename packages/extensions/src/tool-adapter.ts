@@ -28,7 +28,7 @@ export const DEFAULT_MAX_SCHEMA_DEPTH = 10;
 /** Default largest serialized inputSchema, in bytes (16 KiB). */
 export const DEFAULT_MAX_SCHEMA_BYTES = 16 * 1024;
 // MCP's recommended tool-name alphabet; also used for server names in "server/tool".
-const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
+export const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface ToolAdapterOptions {
   /** Slug naming the server; tool names become "server/tool" when `namespaced`. */
