@@ -173,11 +173,11 @@ export class ServerSlot {
     try {
       lease = await broker(this.name);
     } catch (error) {
-      throw new McpError("MCP_SPAWN_FAILED", `server ${this.name}: the secret broker failed`, { phase: "spawn", cause: error });
+      throw new McpError("MCP_SPAWN_FAILED", `server ${this.name}: the secret broker failed`, { phase: "spawn", reason: "process", cause: error });
     }
     const envOk = lease !== null && typeof lease === "object" && lease.env !== null && typeof lease.env === "object";
     if (!envOk || !Array.isArray(lease.secrets) || typeof lease.revoke !== "function") {
-      throw new McpError("MCP_SPAWN_FAILED", `server ${this.name}: the secret broker must return { env, secrets, revoke }`, { phase: "spawn" });
+      throw new McpError("MCP_SPAWN_FAILED", `server ${this.name}: the secret broker must return { env, secrets, revoke }`, { phase: "spawn", reason: "process" });
     }
     return lease;
   }
