@@ -31,7 +31,8 @@ rmSync(DIST, { recursive: true, force: true });
 if (process.argv.includes("--clean")) process.exit(0);
 
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
-const run = spawnSync(process.execPath, [tsc, "-p", join(PACKAGE, "tsconfig.build.json")], { stdio: "inherit" });
+// Diagnostics to stderr: stdout belongs to whoever ran the build (`npm pack --json` prints its result there).
+const run = spawnSync(process.execPath, [tsc, "-p", join(PACKAGE, "tsconfig.build.json")], { stdio: ["ignore", 2, 2] });
 if (run.status !== 0) fail(`tsc exited with ${run.status ?? run.signal}`);
 
 const emitted = files(BUILD).map((file) => relative(BUILD, file));
@@ -53,7 +54,7 @@ for (const file of files(DIST)) {
   if (outside) fail(`${relative(PACKAGE, file)} imports ${outside[2] ?? "?"}, which is not in dist/`);
   writeFileSync(file, text);
 }
-console.log(`build: ${files(DIST).length} files in ${relative(process.cwd(), DIST) || "."}`);
+console.error(`build: ${files(DIST).length} files in ${relative(process.cwd(), DIST) || "."}`);
 
 /** Every file under dir, recursively. @param {string} dir @returns {string[]} */
 function files(dir) {
