@@ -6,11 +6,11 @@
 
 import { McpError } from "./errors.ts";
 import type { McpManagerOptions, ToolDefinition } from "./manager-types.ts";
-import { DEFAULT_MAX_PERMISSION } from "./manager-types.ts";
+import { CATALOG_DESCRIPTION_BYTES, DEFAULT_MAX_PERMISSION } from "./manager-types.ts";
 import type { CallOptions } from "./mcp-client.ts";
 import type { ServerManager } from "./server-manager.ts";
 import type { ServerSlot } from "./server-slot.ts";
-import { adaptTools, PERMISSIONS, SLUG, type AdaptedTools, type ToolDefinition as AdaptedTool } from "./tool-adapter.ts";
+import { adaptTools, capText, PERMISSIONS, SLUG, type AdaptedTools, type ToolDefinition as AdaptedTool } from "./tool-adapter.ts";
 
 // A fresh tools/list of the server, adapted and kept for the calls of this process.
 export async function listAdapted(slot: ServerSlot, manager: ServerManager, options: CallOptions): Promise<AdaptedTools> {
@@ -77,6 +77,18 @@ export function validateServers(options: McpManagerOptions): void {
     const value = options[key];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= min)) invalid(`${key} must be an integer >= ${min}, got ${String(value)}`);
   }
+}
+
+// What the server hash covers: the config that decides which program runs, and how.
+export function identity({ config }: ServerSlot) {
+  return { executable: config.executable, args: config.args ?? [], cwd: config.cwd, env: config.env ?? {}, secrets: config.secrets ?? [] };
+}
+
+// A declared description on one line, cut to CATALOG_DESCRIPTION_BYTES on a character boundary.
+export function slim(text: string): string {
+  const oneLine = String(text).replace(/\s+/g, " ").trim();
+  if (Buffer.byteLength(oneLine) <= CATALOG_DESCRIPTION_BYTES) return oneLine;
+  return `${capText(oneLine, CATALOG_DESCRIPTION_BYTES - Buffer.byteLength("…")).text}…`;
 }
 
 function invalid(message: string): never {

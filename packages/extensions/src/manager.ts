@@ -19,15 +19,14 @@ import { McpCancel, McpError, STOP_REASONS, stopReasonOf, type McpFaultReport, t
 import { checkHealth } from "./health-check.ts";
 import type { CallOptions, McpClient } from "./mcp-client.ts";
 import {
-  CATALOG_DESCRIPTION_BYTES, DEFAULT_HEALTH_BACKOFF_MS, DEFAULT_HEALTH_PING_TIMEOUT_MS, DEFAULT_HEALTH_TIMEOUT_MS,
+  DEFAULT_HEALTH_BACKOFF_MS, DEFAULT_HEALTH_PING_TIMEOUT_MS, DEFAULT_HEALTH_TIMEOUT_MS,
   type CatalogEntry, type HashChange, type HealthResult, type McpManagerMetrics, type McpManagerOptions,
   type McpManagerReport, type ToolDefinition,
 } from "./manager-types.ts";
-import { adaptedTool, listAdapted, toDefinition, validateServers } from "./manager-tools.ts";
+import { adaptedTool, identity, listAdapted, slim, toDefinition, validateServers } from "./manager-tools.ts";
 import { serverHash } from "./server-hash.ts";
 import type { ServerManager } from "./server-manager.ts";
 import { emptyCounts, ServerSlot } from "./server-slot.ts";
-import { capText } from "./tool-adapter.ts";
 
 export * from "./manager-types.ts";
 export type { Permission } from "./tool-adapter.ts";
@@ -296,17 +295,6 @@ function countFailure(counts: McpManagerReport["calls"], error: McpError): void 
   const reason = error.reason;
   if (reason !== undefined && STOP_REASONS.includes(reason)) counts.stopped[reason] += 1;
   else counts.failed[error.code] = (counts.failed[error.code] ?? 0) + 1;
-}
-
-function identity({ config }: ServerSlot) {
-  return { executable: config.executable, args: config.args ?? [], cwd: config.cwd, env: config.env ?? {}, secrets: config.secrets ?? [] };
-}
-
-// A declared description on one line, cut to CATALOG_DESCRIPTION_BYTES on a character boundary.
-function slim(text: string): string {
-  const oneLine = String(text).replace(/\s+/g, " ").trim();
-  if (Buffer.byteLength(oneLine) <= CATALOG_DESCRIPTION_BYTES) return oneLine;
-  return `${capText(oneLine, CATALOG_DESCRIPTION_BYTES - Buffer.byteLength("…")).text}…`;
 }
 
 function invalid(message: string): never {

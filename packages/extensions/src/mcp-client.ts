@@ -4,25 +4,22 @@
 // client's observer hook, secret redaction of every text it emits, fault reports on every
 // error, stop reasons, and byte budgets drawn from the caller's budget.
 
-import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { McpError as BaseMcpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import {
   McpClient as BaseMcpClient,
-  resolveOptions,
   type CallOptions as BaseCallOptions,
   type ClientMetrics,
   type InitializeResult,
   type McpClientOptions as BaseMcpClientOptions,
-  type ServerNotification,
   type Tool,
 } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 import { decodeWholeCharacters } from "../../../labs/33-mcp-lite/solution/src/stderr-tail.ts";
 import { budgetProblem, jsonBytes, type McpBudget } from "./budget.ts";
-import { CLIENT_INFO, defaultCwd } from "./defaults.ts";
+import { prepare } from "./client-options.ts";
 import { McpError, stopReasonOfError, type FaultContext, type McpStopReason } from "./errors.ts";
-import { Redactor } from "./redact.ts";
+import type { Redactor } from "./redact.ts";
 import { serverHash } from "./server-hash.ts";
 import { Telemetry, type LatencySummary, type McpTraceEvent } from "./telemetry.ts";
 
@@ -287,76 +284,4 @@ function baseCall(options: CallOptions): BaseCallOptions {
   if (options === null || typeof options !== "object") return options;
   const { budget: _budget, ...rest } = options;
   return rest;
-}
-
-interface Prepared {
-  base: BaseMcpClientOptions;
-  runId: string;
-  telemetry: Telemetry;
-  redactor: Redactor;
-  identity: McpClient["identity"];
-}
-
-// Validates this layer's options, then the reference client's (so a bad option fails with
-// this package's McpError), and refuses a secret that would travel in argv.
-function prepare(options: McpClientOptions): Prepared {
-  if (options === null || typeof options !== "object") invalid("options must be an object");
-  const { secrets = [], runId = randomUUID(), onTrace, budget, redactResults, ...given } = options;
-  if (!Array.isArray(secrets)) invalid("secrets must be an array of non-empty strings");
-  secrets.forEach((secret, index) => {
-    if (typeof secret !== "string" || secret === "") invalid(`secrets[${index}] must be a non-empty string`);
-  });
-  const redactor = new Redactor(secrets);
-  if (redactResults !== undefined && typeof redactResults !== "boolean") invalid("redactResults must be a boolean");
-  const base = withDefaults(given, redactor);
-  if (typeof runId !== "string" || runId === "") invalid("runId must be a non-empty string");
-  if (onTrace !== undefined && typeof onTrace !== "function") invalid("onTrace must be a function");
-  if (budget !== undefined) {
-    const problem = budgetProblem(budget);
-    if (problem) invalid(problem);
-  }
-  try {
-    resolveOptions(base);
-  } catch (error) {
-    if (error instanceof BaseMcpError) invalid(redactor.redact(error.message));
-    throw error;
-  }
-  const args = base.args ?? [];
-  for (const secret of secrets) {
-    if (base.executable.includes(secret)) invalid("executable contains a secret; pass secrets to the server through env");
-    const index = args.findIndex((arg) => arg.includes(secret));
-    if (index >= 0) invalid(`args[${index}] contains a secret; pass secrets to the server through env, never in argv`);
-  }
-  return {
-    base,
-    runId,
-    telemetry: new Telemetry(runId, onTrace, redactor),
-    redactor,
-    identity: {
-      executable: base.executable,
-      args: [...args],
-      // The configured cwd: the default private directory differs per process, not per server.
-      ...(given.cwd === undefined ? {} : { cwd: given.cwd }),
-      env: { ...(base.env ?? {}) },
-      secrets: [...secrets],
-    },
-  };
-}
-
-// This package's defaults on top of the reference client's: its own name as clientInfo, a
-// private empty working directory (never the agent's own, which is usually the user's
-// repository), and notifications redacted before they reach the agent.
-function withDefaults(options: BaseMcpClientOptions, redactor: Redactor): BaseMcpClientOptions {
-  const { onNotification } = options;
-  if (onNotification !== undefined && typeof onNotification !== "function") invalid("onNotification must be a function");
-  return {
-    ...options,
-    clientInfo: options.clientInfo ?? { ...CLIENT_INFO },
-    cwd: options.cwd ?? defaultCwd(),
-    ...(onNotification ? { onNotification: (notification) => onNotification(redactor.redactValue(notification) as ServerNotification) } : {}),
-  };
-}
-
-function invalid(message: string): never {
-  throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "request" });
 }
