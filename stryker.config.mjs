@@ -8,7 +8,7 @@ export default {
   vitest: { configFile: "vitest.mutation.config.ts" },
   mutate: [
     "labs/33-mcp-lite/solution/src/**/*.ts",
-    ...["tool-adapter", "tool-schema", "server-manager"].map((m) => `packages/extensions/src/${m}.ts`),
+    ...["tool-adapter", "tool-schema", "server-manager", "server-manager-options", "heartbeat"].map((m) => `packages/extensions/src/${m}.ts`),
   ],
   // Code that only runs on Windows is ignored (scripts/stryker-windows-only.mjs says what).
   plugins: ["@stryker-mutator/vitest-runner", "./scripts/stryker-windows-only.mjs"],

@@ -17,7 +17,8 @@ const MIN_SCORE = 90;
 const NEEDS_PROCESS = new Set(["mcp-client.ts"]);
 // Modules that live in the package, each with its home folder; their tests are the package's.
 const PACKAGE = "packages/extensions/src";
-const PACKAGE_MODULES = ["server-manager.ts", "tool-adapter.ts", "tool-schema.ts"];
+// (heartbeat.ts and server-manager-options.ts were split out of server-manager.ts there.)
+const PACKAGE_MODULES = ["heartbeat.ts", "server-manager-options.ts", "server-manager.ts", "tool-adapter.ts", "tool-schema.ts"];
 
 const wanted = process.argv.slice(2).map((name) => basename(name));
 const modules = wanted.length > 0 ? wanted : [...readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort(), ...PACKAGE_MODULES];
