@@ -1,7 +1,8 @@
 // The heartbeat of one live server: a ping after intervalMs of idle time (no call in
 // flight), or at once after a call timed out, each with its own deadline (timeoutMs), never
-// sharing a request with the agent's calls. A ping that fails hands the client to
-// `failed`, which takes the server out. One ping at a time; the timer never keeps the
+// sharing a request with the agent's calls. A ping that gets no answer (timeout, exit,
+// protocol fault) hands the client to `failed`, which takes the server out; an error answer
+// is an answer. One ping at a time; the timer never keeps the
 // agent's process alive.
 
 import type { ManagedClient } from "./server-manager-options.ts";
@@ -42,7 +43,9 @@ export class Heartbeat {
     try {
       await client.ping({ timeoutMs: this.timeoutMs });
     } catch (error) {
-      if (this.live(client)) {
+      // A JSON-RPC error answer (a server without ping, say) is still an answer: it is alive.
+      const answered = (error as { code?: unknown } | null)?.code === "MCP_ERROR";
+      if (!answered && this.live(client)) {
         this.failures += 1;
         this.failed(client, error);
       }

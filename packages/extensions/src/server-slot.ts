@@ -107,7 +107,8 @@ export class ServerSlot {
   }
 
   // Fetches this start's secrets, then makes the client; the lease is revoked once the
-  // process exited (or, when it never started, once the client is closed).
+  // process exited (or, when it never started, once the client is closed). `events` is
+  // given for the ServerManager's clients, not for a health check's.
   async makeClient(options: McpClientOptions, events?: ClientEvents): Promise<McpClient> {
     const lease = await this.acquire();
     let revoked = false;
@@ -137,7 +138,8 @@ export class ServerSlot {
       revoke();
       throw error;
     }
-    this.track(client);
+    // A server's own processes count in its metrics and stderr; a health check's do not.
+    if (events) this.track(client);
     return client;
   }
 

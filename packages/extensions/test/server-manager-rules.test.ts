@@ -181,6 +181,17 @@ describe("ServerManager: heartbeat", () => {
     await manager.close();
   });
 
+  it("takes an error answer to ping (a server without ping) as a sign of life", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { manager, clients } = setup({ heartbeatIntervalMs: 1_000 });
+    await manager.callTool("a");
+    clients[0]!.next.ping = new McpError("MCP_ERROR", "Method not found", { remoteCode: -32601 });
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(clients[0]!.pings).toHaveLength(2);
+    expect([manager.state, manager.failures, manager.heartbeatFailures, clients[0]!.closed]).toEqual(["ready", 0, 0, 0]);
+    await manager.close();
+  });
+
   it("is off with heartbeatIntervalMs 0 (the default)", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { manager, clients } = setup();
