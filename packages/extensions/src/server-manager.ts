@@ -235,8 +235,9 @@ export class ServerManager {
 
   // The server process of the current client exited on its own (crash, kill, OOM): a
   // failure now, so the backoff runs from the moment it died, not from the next call.
+  // (serverFailed ignores a client it already let go of; an exit during a start also
+  // fails that start's initialize, which counts the same one failure.)
   private exited(client: ManagedClient): void {
-    if (this.client !== client || this.lifecycle !== "ready") return;
     this.serverFailed(client, new McpError("MCP_PROCESS_EXIT", "the server exited between calls"));
   }
 

@@ -38,7 +38,8 @@ function fake(events: ClientEvents): Fake {
       return { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "f", version: "1" } } as never;
     },
     listTools: async () => [],
-    callTool: async (name) => act(client.next.callTool, { content: name }),
+    // A call named "held" never settles, whatever `next` says.
+    callTool: async (name) => act(name === "held" ? "hang" : client.next.callTool, { content: name }),
     async ping(options) {
       client.pings.push(options?.timeoutMs);
       await act(client.next.ping, undefined);
@@ -118,6 +119,7 @@ describe("ServerManager: a death while idle", () => {
     clients[0]!.events.exited();
     expect([manager.state, manager.failures, manager.retryInMs, clients[0]!.closed]).toEqual(["backoff", 1, 100, 1]);
     advance(100);
+    expect([manager.state, manager.retryInMs]).toEqual(["idle", undefined]);
     await expect(manager.callTool("b")).resolves.toEqual({ content: "b" });
     expect([clients.length, manager.state]).toEqual([2, "ready"]);
   });
@@ -170,10 +172,13 @@ describe("ServerManager: heartbeat", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { manager, clients } = setup({ heartbeatIntervalMs: 1_000, heartbeatTimeoutMs: 70 });
     await manager.callTool("a");
-    clients[0]!.next.callTool = "hang";
     void manager.callTool("held");
+    await manager.callTool("beside"); // ends while "held" is still in flight: no heartbeat armed
     await vi.advanceTimersByTimeAsync(5_000);
     expect(clients[0]!.pings).toEqual([]);
+    clients[0]!.next.callTool = new McpError("MCP_ERROR", "remote error");
+    await expect(manager.callTool("refused")).rejects.toMatchObject({ code: "MCP_ERROR" });
+    expect(clients[0]!.pings).toEqual([]); // only a timeout asks at once
     clients[0]!.next.callTool = new McpError("MCP_TIMEOUT", "timed out");
     clients[0]!.next.ping = "hang";
     await expect(manager.callTool("slow")).rejects.toMatchObject({ code: "MCP_TIMEOUT" });
@@ -206,6 +211,7 @@ describe("ServerManager: heartbeat", () => {
 describe("ServerManager: making a client", () => {
   it("counts a client that cannot be made as a failed start", async () => {
     let broken = true;
+    let now = 0;
     const made: Fake[] = [];
     const manager = new ServerManager({
       client: { executable: "node" },
@@ -213,12 +219,14 @@ describe("ServerManager: making a client", () => {
         if (broken) throw new McpError("MCP_SPAWN_FAILED", "secret broker refused");
         return (made[made.length] = fake(events));
       },
-      backoffInitialMs: 1,
+      backoffInitialMs: 10,
+      now: () => now,
     });
     await expect(manager.callTool("a")).rejects.toMatchObject({ code: "MCP_SPAWN_FAILED" });
     expect([manager.failures, manager.state, made.length]).toEqual([1, "backoff", 0]);
     broken = false;
-    await vi.waitFor(() => expect(manager.state).toBe("idle"));
+    now += 10;
+    expect(manager.state).toBe("idle");
     await expect(manager.callTool("b")).resolves.toEqual({ content: "b" });
     await manager.close();
   });
