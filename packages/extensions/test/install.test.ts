@@ -39,7 +39,8 @@ beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), "ext-consumer-"));
   const packed = JSON.parse(run("npm", ["pack", "--workspace", PACKAGE.name, "--pack-destination", project, "--json"], ROOT)) as Array<{ filename: string }>;
   const file = packed[0]!.filename;
-  const lock = consumerLock(ROOT, { name: PACKAGE.name, version: PACKAGE.version, file, dependencies: PACKAGE.dependencies }, ["@modelcontextprotocol/server-memory"]);
+  const registry = run("npm", ["config", "get", "registry"], ROOT).trim(); // the registry `npm ci` filled the cache from
+  const lock = consumerLock(ROOT, { name: PACKAGE.name, version: PACKAGE.version, file, dependencies: PACKAGE.dependencies }, ["@modelcontextprotocol/server-memory"], registry);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module", dependencies: rootDependencies(lock) }, null, 2));
   writeFileSync(join(project, "package-lock.json"), JSON.stringify(lock, null, 2));
   run("npm", ["ci", "--offline", "--ignore-scripts"], project);

@@ -15,7 +15,12 @@ interface LockEntry {
   [key: string]: unknown;
 }
 
-export function consumerLock(root: string, tarball: { name: string; version: string; file: string; dependencies: Record<string, string> }, extra: string[]): object {
+export function consumerLock(
+  root: string,
+  tarball: { name: string; version: string; file: string; dependencies: Record<string, string> },
+  extra: string[],
+  registry = "https://registry.npmjs.org/",
+): object {
   const repo = (JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> }).packages;
   const rootDeps: Record<string, string> = { [tarball.name]: `file:${tarball.file}` };
   const packages: Record<string, LockEntry> = {
@@ -28,7 +33,7 @@ export function consumerLock(root: string, tarball: { name: string; version: str
     // The tarball's registry address: without it npm asks the registry for the package's
     // metadata first, which an offline install cannot do. With it (and the integrity) the
     // tarball comes out of the cache.
-    const resolved = repo[key]!.resolved ?? tarballUrl(name, version!);
+    const resolved = repo[key]!.resolved ?? tarballUrl(registry, name, version!);
     packages[key] = { version, integrity, resolved, dependencies, engines, bin, license };
     for (const dep of Object.keys(dependencies ?? {})) visit(key, dep);
   };
@@ -42,10 +47,10 @@ export function consumerLock(root: string, tarball: { name: string; version: str
   return { name: "consumer", version: "1.0.0", lockfileVersion: 3, requires: true, packages: { "": { name: "consumer", version: "1.0.0", dependencies: rootDeps }, ...packages } };
 }
 
-// Where the public registry keeps `name`'s tarball at `version`.
-function tarballUrl(name: string, version: string): string {
+// Where a registry keeps `name`'s tarball at `version` (the npm registry's layout).
+function tarballUrl(registry: string, name: string, version: string): string {
   const base = name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
-  return `https://registry.npmjs.org/${name}/-/${base}-${version}.tgz`;
+  return `${registry.replace(/\/?$/, "/")}${name}/-/${base}-${version}.tgz`;
 }
 
 // The lock key Node would load `name` from, seen from the package at lock key `from`.
