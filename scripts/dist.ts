@@ -37,8 +37,15 @@ const STUDENT_FILES = [
 ];
 /** grader/*.ts that only the workbook needs (the corpus runner, the benchmark). */
 const GRADER_ONLY_WORKBOOK = new Set(["bench.ts", "corpus.ts", "README.md"]);
-/** Dev dependencies only the workbook uses (its own tests, coverage, the MCP SDK comparison). */
-const WORKBOOK_ONLY_PACKAGES = new Set(["@modelcontextprotocol/sdk", "@vitest/coverage-v8", "saxes"]);
+/** Dev dependencies only the workbook uses (its own tests, coverage, the MCP SDK comparison,
+ *  the real MCP servers the extensions package is tested against). */
+const WORKBOOK_ONLY_PACKAGES = new Set([
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server-everything",
+  "@modelcontextprotocol/server-memory",
+  "@vitest/coverage-v8",
+  "saxes",
+]);
 /** The learner repository's scripts: the two commands of its README, and their parts. */
 export const STUDENT_SCRIPTS: Record<string, string> = {
   test: "npm run typecheck && node scripts/lab-test.mjs starter",
