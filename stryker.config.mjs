@@ -1,11 +1,15 @@
-// StrykerJS over the reference client: `npm run mutation` (every module, one after the
-// other) or `npm run mutation -- --mutate labs/33-mcp-lite/solution/src/framing.ts`.
+// StrykerJS over the reference client and the package modules that grew out of it:
+// `npm run mutation` (every module, one after the other) or
+// `npm run mutation -- --mutate labs/33-mcp-lite/solution/src/framing.ts`.
 // Not part of `npm test`: a full run takes long. Scores are recorded in docs/architecture.md.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutation.config.ts" },
-  mutate: ["labs/33-mcp-lite/solution/src/**/*.ts"],
+  mutate: [
+    "labs/33-mcp-lite/solution/src/**/*.ts",
+    ...["tool-adapter", "tool-schema", "server-manager", "server-manager-options", "heartbeat"].map((m) => `packages/extensions/src/${m}.ts`),
+  ],
   // Code that only runs on Windows is ignored (scripts/stryker-windows-only.mjs says what).
   plugins: ["@stryker-mutator/vitest-runner", "./scripts/stryker-windows-only.mjs"],
   ignorers: ["windows-only"],

@@ -56,8 +56,17 @@ const STUDENT_FILES = [
 /** grader/*.ts that only the workbook needs (the corpus runner, the benchmark). */
 const GRADER_ONLY_WORKBOOK = new Set(["bench.ts", "corpus.ts", "README.md"]);
 /** Dev dependencies only the workbook uses (its own tests, coverage, the MCP SDK comparison,
- *  mutation testing): the learner repository and its lock file do without them. */
-const WORKBOOK_ONLY_PACKAGES = new Set(["@modelcontextprotocol/sdk", "@vitest/coverage-v8", "saxes", "@stryker-mutator/core", "@stryker-mutator/vitest-runner"]);
+ *  mutation testing, the real MCP servers the extensions package is tested against): the
+ *  learner repository and its lock file do without them. */
+const WORKBOOK_ONLY_PACKAGES = new Set([
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server-everything",
+  "@modelcontextprotocol/server-memory",
+  "@vitest/coverage-v8",
+  "saxes",
+  "@stryker-mutator/core",
+  "@stryker-mutator/vitest-runner",
+]);
 // Builds the learner repository in `out` (which must not exist or be empty).
 export function buildStudent(out: string): void {
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty`);

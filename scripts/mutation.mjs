@@ -1,7 +1,9 @@
-// `npm run mutation [-- module.ts ...]`: StrykerJS over the reference client, one module
-// at a time (concurrency 1: the machine is shared), each with the smallest test set that
-// exercises it: tests/unit for every module but mcp-client.ts, which runs against the unit
-// and client tests and the hardening client guards (vitest.mutation.config.ts).
+// `npm run mutation [-- module.ts ...]`: StrykerJS over the reference client and the
+// modules of @coding-agent/extensions that were once part of it, one module at a time
+// (concurrency 1: the machine is shared), each with the smallest test set that exercises
+// it: tests/unit for every reference module but mcp-client.ts, which runs against the unit
+// and client tests and the hardening client guards; the package's unit tests for its
+// tool-adapter.ts, tool-schema.ts and server-manager.ts (vitest.mutation.config.ts).
 // Prints one line per module and a summary; exits 1 when a module scores under 90 %.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,13 +15,18 @@ const MIN_SCORE = 90;
 // The module whose behaviour is only seen through a live MCP server (the fixture): its
 // mutants need the client tests; every other module has unit tests of its own.
 const NEEDS_PROCESS = new Set(["mcp-client.ts"]);
+// Modules that live in the package, each with its home folder; their tests are the package's.
+const PACKAGE = "packages/extensions/src";
+// (heartbeat.ts and server-manager-options.ts were split out of server-manager.ts there.)
+const PACKAGE_MODULES = ["heartbeat.ts", "server-manager-options.ts", "server-manager.ts", "tool-adapter.ts", "tool-schema.ts"];
 
 const wanted = process.argv.slice(2).map((name) => basename(name));
-const modules = (wanted.length > 0 ? wanted : readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort());
+const modules = wanted.length > 0 ? wanted : [...readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort(), ...PACKAGE_MODULES];
 const rows = [];
 for (const module of modules) {
-  const tests = NEEDS_PROCESS.has(module) ? "client" : "unit";
-  const run = spawnSync("npx", ["stryker", "run", "--mutate", join(SRC, module)], {
+  const inPackage = PACKAGE_MODULES.includes(module);
+  const tests = inPackage ? "extensions" : NEEDS_PROCESS.has(module) ? "client" : "unit";
+  const run = spawnSync("npx", ["stryker", "run", "--mutate", join(inPackage ? PACKAGE : SRC, module)], {
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, MUTATION_TESTS: tests },
   });

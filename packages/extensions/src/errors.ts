@@ -103,12 +103,25 @@ export interface FaultContext {
   stderr: { tail: string; truncated: boolean };
 }
 
+/** Why a server refused to start now: backing off after failures, or quarantined. */
+export type McpAvailability = "backoff" | "quarantined";
+
 export interface ProductionDetails extends McpErrorDetails {
   reason?: McpStopReason;
+  availability?: McpAvailability;
+  retryInMs?: number;
+  failures?: number;
 }
 
 export class McpError extends BaseMcpError {
+  /** Only ever a stop reason; a server's availability has its own field. */
   declare readonly reason?: McpStopReason;
+  /** MCP_NOT_INITIALIZED from a manager: the server is backing off or quarantined. */
+  declare readonly availability?: McpAvailability;
+  /** With availability "backoff": ms until a start is allowed again. */
+  declare readonly retryInMs?: number;
+  /** With availability: the server's consecutive failures. */
+  declare readonly failures?: number;
   declare private readonly context: FaultContext | undefined;
 
   constructor(code: McpErrorCode, message: string, details: ProductionDetails = {}, context?: FaultContext) {

@@ -4,13 +4,11 @@
 // client's observer hook, secret redaction of every text it emits, fault reports on every
 // error, stop reasons, and byte budgets drawn from the caller's budget.
 
-import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { McpError as BaseMcpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import {
   McpClient as BaseMcpClient,
-  resolveOptions,
   type CallOptions as BaseCallOptions,
   type ClientMetrics,
   type InitializeResult,
@@ -19,14 +17,16 @@ import {
 } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 import { decodeWholeCharacters } from "../../../labs/33-mcp-lite/solution/src/stderr-tail.ts";
 import { budgetProblem, jsonBytes, type McpBudget } from "./budget.ts";
+import { prepare } from "./client-options.ts";
 import { McpError, stopReasonOfError, type FaultContext, type McpStopReason } from "./errors.ts";
-import { Redactor } from "./redact.ts";
+import type { Redactor } from "./redact.ts";
 import { serverHash } from "./server-hash.ts";
 import { Telemetry, type LatencySummary, type McpTraceEvent } from "./telemetry.ts";
 
-export { McpCancel, McpError, stopReasonOf, type McpErrorCode, type McpFaultReport, type McpStopReason } from "./errors.ts";
+export { McpCancel, McpError, stopReasonOf, type McpErrorCode, type McpFaultReport, type McpStopReason, type McpAvailability } from "./errors.ts";
 export type { McpBudget } from "./budget.ts";
 export { REDACTED } from "./redact.ts";
+export { CLIENT_INFO, defaultCwd } from "./defaults.ts";
 export type { LatencySummary, McpTraceEvent } from "./telemetry.ts";
 export type { InitializeResult, Tool } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 
@@ -45,6 +45,10 @@ export interface McpClientOptions extends BaseMcpClientOptions {
   onTrace?: (event: McpTraceEvent) => void;
   /** Budget every call draws from unless the call brings its own. Default: none (no cap). */
   budget?: McpBudget;
+  /** Redact the secrets in tool results too (tool metadata, notifications, error data and
+   *  stderr always are). Off by default: a result is the tool's answer, and rewriting it can
+   *  change what the agent reads. Default: false. */
+  redactResults?: boolean;
 }
 
 export interface CallOptions extends BaseCallOptions {
@@ -72,6 +76,7 @@ export class McpClient extends BaseMcpClient {
   private readonly redactor: Redactor;
   private readonly identity: { executable: string; args: string[]; cwd?: string; env: Record<string, string>; secrets: string[] };
   private readonly defaultBudget: McpBudget | undefined;
+  private readonly redactResults: boolean;
   private readonly stopCounts: Record<McpStopReason, number>;
   private hash: string | undefined;
 
@@ -84,6 +89,7 @@ export class McpClient extends BaseMcpClient {
     this.redactor = prepared.redactor;
     this.identity = prepared.identity;
     this.defaultBudget = options.budget;
+    this.redactResults = options.redactResults === true;
     this.stopCounts = { user: 0, budget: 0, shutdown: 0, process: 0 };
   }
 
@@ -133,7 +139,8 @@ export class McpClient extends BaseMcpClient {
       throw this.refundAndTranslate(error, budget, reserved, started);
     }
     if (budget) this.charge(budget, "tools/list", tools);
-    return tools;
+    // Tool metadata is server text the agent (and its model) reads: never a secret in clear.
+    return this.redactor.redactValue(tools) as Tool[];
   }
 
   override async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<unknown> {
@@ -157,7 +164,7 @@ export class McpClient extends BaseMcpClient {
       throw this.refundAndTranslate(error, budget, reserved, started);
     }
     if (budget) this.charge(budget, "tools/call", result);
-    return result;
+    return this.redactResults ? this.redactor.redactValue(result) : result;
   }
 
   override async ping(options: CallOptions = {}): Promise<void> {
@@ -277,59 +284,4 @@ function baseCall(options: CallOptions): BaseCallOptions {
   if (options === null || typeof options !== "object") return options;
   const { budget: _budget, ...rest } = options;
   return rest;
-}
-
-interface Prepared {
-  base: BaseMcpClientOptions;
-  runId: string;
-  telemetry: Telemetry;
-  redactor: Redactor;
-  identity: McpClient["identity"];
-}
-
-// Validates this layer's options, then the reference client's (so a bad option fails with
-// this package's McpError), and refuses a secret that would travel in argv.
-function prepare(options: McpClientOptions): Prepared {
-  if (options === null || typeof options !== "object") invalid("options must be an object");
-  const { secrets = [], runId = randomUUID(), onTrace, budget, ...base } = options;
-  if (!Array.isArray(secrets)) invalid("secrets must be an array of non-empty strings");
-  secrets.forEach((secret, index) => {
-    if (typeof secret !== "string" || secret === "") invalid(`secrets[${index}] must be a non-empty string`);
-  });
-  const redactor = new Redactor(secrets);
-  if (typeof runId !== "string" || runId === "") invalid("runId must be a non-empty string");
-  if (onTrace !== undefined && typeof onTrace !== "function") invalid("onTrace must be a function");
-  if (budget !== undefined) {
-    const problem = budgetProblem(budget);
-    if (problem) invalid(problem);
-  }
-  try {
-    resolveOptions(base);
-  } catch (error) {
-    if (error instanceof BaseMcpError) invalid(redactor.redact(error.message));
-    throw error;
-  }
-  const args = base.args ?? [];
-  for (const secret of secrets) {
-    if (base.executable.includes(secret)) invalid("executable contains a secret; pass secrets to the server through env");
-    const index = args.findIndex((arg) => arg.includes(secret));
-    if (index >= 0) invalid(`args[${index}] contains a secret; pass secrets to the server through env, never in argv`);
-  }
-  return {
-    base,
-    runId,
-    telemetry: new Telemetry(runId, onTrace, redactor),
-    redactor,
-    identity: {
-      executable: base.executable,
-      args: [...args],
-      ...(base.cwd === undefined ? {} : { cwd: base.cwd }),
-      env: { ...(base.env ?? {}) },
-      secrets: [...secrets],
-    },
-  };
-}
-
-function invalid(message: string): never {
-  throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "request" });
 }

@@ -61,7 +61,7 @@ export interface RequestFacts {
 }
 
 // Keeps the last LATENCY_WINDOW samples in a ring and sorts a copy when read.
-class LatencyWindow {
+export class LatencyWindow {
   private readonly samples: number[] = [];
   private next = 0;
   count = 0;

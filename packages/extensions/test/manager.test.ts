@@ -8,6 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { FIXTURE_SERVER, isAlive, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { McpCancel } from "../src/mcp-client.ts";
 import { CATALOG_DESCRIPTION_BYTES, McpManager, type McpManagerOptions, type McpManagerTraceEvent, type ServerConfig } from "../src/manager.ts";
+import { received } from "../../../labs/33-mcp-lite/tests/support.ts";
 import { waitFor, workspace } from "./support.ts";
 
 const TINY_SERVER = fileURLToPath(new URL("./servers/tiny-server.mjs", import.meta.url));
@@ -20,6 +21,11 @@ interface Harness {
 
 function fixtureServer(ws: FixtureWorkspace, tools: string[], env: Record<string, string> = {}): ServerConfig {
   return { ...ws.command({ selfDestructMs: 60_000 }), env, timeoutMs: 10_000, tools: tools.map((name) => ({ name })) };
+}
+
+// Resolves once the fixture server received a tools/call of `tool` (the call is in flight).
+function inFlight(ws: FixtureWorkspace, tool: string): Promise<void> {
+  return waitFor(() => received(ws.log(), "tools/call").some((call) => call.params?.name === tool), `a ${tool} call reaching the server`);
 }
 
 function harness(options: McpManagerOptions): Harness {
@@ -259,7 +265,7 @@ describe("stop reasons", () => {
     await manager.callTool("alpha/echo", { value: 1 });
     await expect(manager.callTool("alpha/fail")).rejects.toMatchObject({ code: "MCP_ERROR" });
     const held = [manager.callTool("alpha/never"), manager.callTool("beta/never")];
-    await Promise.all([manager.select("alpha/never"), manager.select("beta/never")]); // both calls are in flight
+    await Promise.all([inFlight(a, "never"), inFlight(b, "never")]);
     const pids = [...a.pids(), ...b.pids()];
     parent.abort(new McpCancel("budget", "context budget spent"));
     for (const call of held) {
@@ -282,7 +288,7 @@ describe("stop reasons", () => {
     const { manager } = harness({ servers: { alpha: fixtureServer(a, ["echo", "never", "exit"]) } });
     const mine = new AbortController();
     const cancelled = manager.callTool("alpha/never", {}, { signal: mine.signal });
-    await manager.select("alpha/never");
+    await inFlight(a, "never");
     mine.abort();
     await expect(cancelled).rejects.toMatchObject({ code: "MCP_ABORTED", reason: "user" });
     await expect(manager.callTool("alpha/exit", { code: 5 })).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT", reason: "process" });
@@ -292,7 +298,7 @@ describe("stop reasons", () => {
     const b = workspace();
     const other = harness({ servers: { beta: fixtureServer(b, ["never", "echo"]) } }).manager;
     const pending = other.callTool("beta/never").catch((error: unknown) => error);
-    await other.select("beta/never");
+    await inFlight(b, "never");
     await other.close();
     await expect(pending).resolves.toMatchObject({ code: "MCP_ABORTED", reason: "shutdown" });
     expect(other.report()).toMatchObject({ shutdownReason: "shutdown", calls: { stopped: { shutdown: 1 } } });

@@ -5,12 +5,12 @@
 // comes from configuration only: a server cannot raise it by what it writes about itself.
 
 import type { ValidateFunction } from "ajv";
-import { McpError } from "./errors.ts";
-import { isPlainObject, type Tool } from "./protocol.ts";
+import { McpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
+import { isPlainObject, type Tool } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
 import { checkSchema, compileSchema } from "./tool-schema.ts";
-import { decodeWholeCharacters } from "./utf8.ts";
-import { check, integerOption } from "./validate.ts";
-import type { CallOptions } from "./mcp-client.ts";
+import { decodeWholeCharacters } from "../../../labs/33-mcp-lite/solution/src/utf8.ts";
+import { check, integerOption } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
+import type { CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 
 // Kept here too: callers imported them from this module before tool-schema.ts existed.
 export { jsonDepth, MAX_PATTERN_LENGTH, riskyPattern } from "./tool-schema.ts";
@@ -28,7 +28,7 @@ export const DEFAULT_MAX_SCHEMA_DEPTH = 10;
 /** Default largest serialized inputSchema, in bytes (16 KiB). */
 export const DEFAULT_MAX_SCHEMA_BYTES = 16 * 1024;
 // MCP's recommended tool-name alphabet; also used for server names in "server/tool".
-const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
+export const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface ToolAdapterOptions {
   /** Slug naming the server; tool names become "server/tool" when `namespaced`. */

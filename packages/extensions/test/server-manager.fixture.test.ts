@@ -3,11 +3,11 @@
 // parent AbortSignal that aborts every call before closing the server.
 
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../fixtures/index.ts";
-import { ServerManager, ServerUnavailableError, type ServerManagerOptions } from "../../labs/33-mcp-lite/solution/src/server-manager.ts";
-import { McpClient } from "../../labs/33-mcp-lite/solution/src/mcp-client.ts";
-import { received } from "../../labs/33-mcp-lite/tests/support.ts";
-import { failure, waitFor } from "../support.ts";
+import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
+import { ServerManager, ServerUnavailableError, type ServerManagerOptions } from "../src/server-manager.ts";
+import { McpClient } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
+import { received } from "../../../labs/33-mcp-lite/tests/support.ts";
+import { failure, waitFor } from "../../../tests/support.ts";
 
 // A clock the test moves by hand: backoff decisions never depend on real time.
 function manualClock(start = 1_000_000) {
@@ -73,13 +73,15 @@ describe("server manager", () => {
     // Within the backoff window: refused at once, nothing spawned.
     const early = await failure(m.manager.callTool("echo", { value: "too soon" }));
     expect(early).toBeInstanceOf(ServerUnavailableError);
-    expect(early).toMatchObject({ code: "MCP_NOT_INITIALIZED", reason: "backoff", retryInMs: 100 });
+    expect(early).toMatchObject({ code: "MCP_NOT_INITIALIZED", availability: "backoff", retryInMs: 100 });
     expect(m.ws.pids()).toHaveLength(1);
 
     m.clock.advance(100);
     await expect(m.manager.callTool("echo", { value: "again" })).resolves.toEqual({ content: "again" });
     expect(m.manager.pid).not.toBe(firstPid);
-    expect(m.manager.failures).toBe(0); // a healthy start resets the count
+    expect(m.manager.failures).toBe(1); // a start alone does not reset the count
+    m.clock.advance(60_000);
+    expect(m.manager.failures).toBe(0); // sustained health does
     // Nothing was replayed: the server saw "in flight" once, on the first process only.
     const values = received(m.ws.log(), "tools/call").map((c) => c.params.arguments.value);
     expect(values.filter((v) => v === "in flight")).toHaveLength(1);
@@ -96,12 +98,12 @@ describe("server manager", () => {
       const refused = await failure(m.manager.callTool("echo", { value: "refused" }));
       expect(refused).toBeInstanceOf(ServerUnavailableError);
       waits.push(refused.retryInMs);
-      if (refused.reason === "backoff") m.clock.advance(refused.retryInMs);
+      if (refused.availability === "backoff") m.clock.advance(refused.retryInMs);
     }
     expect(waits).toEqual([100, 200, undefined]);
     expect(m.manager.state).toBe("quarantined");
     m.clock.advance(60_000);
-    await expect(m.manager.callTool("echo", { value: "still no" })).rejects.toMatchObject({ reason: "quarantined", failures: 3 });
+    await expect(m.manager.callTool("echo", { value: "still no" })).rejects.toMatchObject({ availability: "quarantined", failures: 3 });
     expect(m.manager.starts).toBe(3);
     expect(m.alive()).toEqual([]);
 

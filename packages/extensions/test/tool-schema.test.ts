@@ -2,7 +2,7 @@
 // (tool-adapter.test.ts) drive the same checks through whole tools/list results.
 
 import { describe, expect, it } from "vitest";
-import { checkSchema, compileSchema, riskyPattern } from "#submission/src/tool-schema.ts";
+import { checkSchema, compileSchema, riskyPattern } from "../src/tool-schema.ts";
 
 const limits = { maxSchemaBytes: 16 * 1024, maxSchemaDepth: 10 };
 

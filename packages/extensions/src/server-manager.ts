@@ -1,87 +1,47 @@
 // Server manager: owns one configured server across many client lifetimes. It starts the
-// server lazily on first use, checks its health (initialize + tools/list, or ping), and
-// after a failure (a start that fails, a crash, a protocol fault) waits an exponential
-// backoff before the next start, up to a failure limit after which the server is
-// quarantined. Calls that were in flight when the server died fail with the client's
-// MCP_PROCESS_EXIT (outcome "unknown" when the server had received them) and are never
-// replayed. A parent AbortSignal aborts every call through the client's normal settle
-// path, then closes the server.
+// server lazily on first use, checks its health (initialize + tools/list, or ping), pings a
+// live server after idle time or after a call timed out (the heartbeat, with its own
+// deadline), and after a failure (a start that fails, a crash, a protocol fault, a failed
+// heartbeat) waits an exponential backoff before the next start, up to a failure limit
+// after which the server is quarantined. The failure count resets only after sustained
+// health (a server that stays up healthyAfterMs), never on a start alone, so a server that
+// starts fine and crashes on every call still ends quarantined. A server that dies while
+// idle is noticed when it exits, so its backoff runs from then and the next call after it
+// starts a fresh one. Calls that were in flight when the server died fail with the
+// client's MCP_PROCESS_EXIT (outcome "unknown" when the server had received them) and are
+// never replayed. A parent AbortSignal aborts every call through the client's normal
+// settle path, then closes the server.
 //
 // The backoff needs no timer: a failure records when the next start is allowed, and the
 // next call compares that with the clock, so tests drive time with an injected clock.
 
-import { McpError, type McpErrorCode } from "./errors.ts";
-import { McpClient, type CallOptions } from "./mcp-client.ts";
-import type { McpClientOptions } from "./options.ts";
-import { isPlainObject, type InitializeResult, type Tool } from "./protocol.ts";
-import { check, integerOption } from "./validate.ts";
+import { McpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
+import type { CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
+import { isPlainObject, type Tool } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
+import { check } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
+import { Heartbeat } from "./heartbeat.ts";
+import { resolveConfig, type ClientEvents, type Config, type ManagedClient, type ManagerState, type ServerManagerOptions } from "./server-manager-options.ts";
 
-/** Default wait after the first failure, in ms. */
-export const DEFAULT_BACKOFF_INITIAL_MS = 250;
-/** Default growth of the wait per consecutive failure. */
-export const DEFAULT_BACKOFF_FACTOR = 2;
-/** Default longest wait between starts, in ms. */
-export const DEFAULT_BACKOFF_MAX_MS = 30_000;
-/** Default consecutive failures before the server is quarantined. */
-export const DEFAULT_MAX_FAILURES = 5;
-/** Default deadline of the health check's tools/list or ping, in ms. */
-export const DEFAULT_HEALTH_TIMEOUT_MS = 5_000;
-
-export type ManagerState = "idle" | "starting" | "ready" | "backoff" | "quarantined" | "closed";
-
-/** The client surface the manager drives; McpClient by default. */
-export interface ManagedClient {
-  readonly initialized: boolean;
-  readonly pendingCount: number;
-  readonly pid: number | undefined;
-  initialize(): Promise<InitializeResult>;
-  listTools(options?: CallOptions): Promise<Tool[]>;
-  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<unknown>;
-  ping?(options?: CallOptions): Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface ServerManagerOptions {
-  /** How to start the server: the options of each McpClient the manager creates. */
-  client: McpClientOptions;
-  /** Makes a client; default `new McpClient(options)`. */
-  createClient?: (options: McpClientOptions) => ManagedClient;
-  /** Cancelling it aborts every call, then closes the server for good. */
-  signal?: AbortSignal;
-  /** "tools": initialize + tools/list (default); "ping": initialize + ping. */
-  healthCheck?: "tools" | "ping";
-  /** Deadline of the health check request in ms. Default: DEFAULT_HEALTH_TIMEOUT_MS. */
-  healthTimeoutMs?: number;
-  /** Wait after the first failure in ms. Default: DEFAULT_BACKOFF_INITIAL_MS. */
-  backoffInitialMs?: number;
-  /** Growth per consecutive failure. Default: DEFAULT_BACKOFF_FACTOR. */
-  backoffFactor?: number;
-  /** Longest wait in ms. Default: DEFAULT_BACKOFF_MAX_MS. */
-  backoffMaxMs?: number;
-  /** Consecutive failures before quarantine. Default: DEFAULT_MAX_FAILURES. */
-  maxFailures?: number;
-  /** Source of time in ms; default Date.now. */
-  now?: () => number;
-}
+export * from "./server-manager-options.ts";
 
 /** Why the manager refused to start the server now. */
-export type UnavailableReason = "backoff" | "quarantined";
+export type Availability = "backoff" | "quarantined";
 
 // Raised instead of starting a server that is backing off or quarantined. Its code is
 // MCP_NOT_INITIALIZED (no healthy server), and it says when a retry makes sense.
 export class ServerUnavailableError extends McpError {
-  readonly reason: UnavailableReason;
+  readonly availability: Availability;
   readonly failures: number;
   /** Ms until a start is allowed again; undefined when quarantined. */
   readonly retryInMs: number | undefined;
 
-  constructor(reason: UnavailableReason, failures: number, retryInMs: number | undefined, cause: unknown) {
+  constructor(availability: Availability, failures: number, retryInMs: number | undefined, cause: unknown) {
     const why =
-      reason === "quarantined"
+      availability === "quarantined"
         ? `quarantined after ${failures} consecutive failures`
         : `backing off after ${failures} failure(s); next start allowed in ${retryInMs} ms`;
     super("MCP_NOT_INITIALIZED", `server unavailable: ${why}`, { cause, phase: "spawn" });
-    this.reason = reason;
+    this.availability = availability;
     this.failures = failures;
     this.retryInMs = retryInMs;
   }
@@ -91,18 +51,18 @@ export class ServerUnavailableError extends McpError {
 const SERVER_FAILURES: ReadonlySet<McpErrorCode> = new Set(["MCP_PROCESS_EXIT", "MCP_PROTOCOL_ERROR", "MCP_SPAWN_FAILED"]);
 
 export class ServerManager {
-  private readonly config: Required<Omit<ServerManagerOptions, "signal" | "createClient">> & {
-    createClient: (options: McpClientOptions) => ManagedClient;
-  };
+  private readonly config: Config;
   private readonly signal: AbortSignal | undefined;
   private lifecycle: ManagerState = "idle";
   private client: ManagedClient | undefined;
   private starting: Promise<ManagedClient> | undefined;
   private failureCount = 0;
   private nextStartAt = 0;
+  private readyAt: number | undefined;
   private lastFailure: unknown;
   private readonly calls = new Set<AbortController>();
   private closing: Promise<void> | undefined;
+  private readonly heartbeat: Heartbeat;
   private readonly onParentAbort = () => void this.shutdown(this.signal?.reason);
   /** Servers started so far (a restart counts). */
   starts = 0;
@@ -110,21 +70,14 @@ export class ServerManager {
   constructor(options: ServerManagerOptions) {
     const clientOk = isPlainObject(options) && isPlainObject(options.client);
     check(clientOk, "ServerManager options", "{ client: McpClientOptions }", options, "configure");
-    const positive = (name: keyof ServerManagerOptions, fallback: number) =>
-      integerOption(name, options[name], fallback, { min: 1 }, "configure");
-    const { backoffFactor = DEFAULT_BACKOFF_FACTOR } = options;
-    check(typeof backoffFactor === "number" && backoffFactor >= 1, "backoffFactor", "a number >= 1", backoffFactor, "configure");
-    this.config = {
-      client: options.client,
-      createClient: options.createClient ?? ((o) => new McpClient(o)),
-      healthCheck: options.healthCheck ?? "tools",
-      healthTimeoutMs: positive("healthTimeoutMs", DEFAULT_HEALTH_TIMEOUT_MS),
-      backoffInitialMs: positive("backoffInitialMs", DEFAULT_BACKOFF_INITIAL_MS),
-      backoffFactor,
-      backoffMaxMs: positive("backoffMaxMs", DEFAULT_BACKOFF_MAX_MS),
-      maxFailures: positive("maxFailures", DEFAULT_MAX_FAILURES),
-      now: options.now ?? Date.now,
-    };
+    this.config = resolveConfig(options);
+    this.heartbeat = new Heartbeat(
+      this.config.heartbeatIntervalMs,
+      this.config.heartbeatTimeoutMs,
+      (client) => this.client === client && this.lifecycle === "ready" && this.calls.size === 0,
+      (client) => this.client === client && this.lifecycle === "ready",
+      (client, error) => this.serverFailed(client, error),
+    );
     this.signal = options.signal;
     if (this.signal?.aborted) this.lifecycle = "closed";
     else this.signal?.addEventListener("abort", this.onParentAbort, { once: true });
@@ -135,9 +88,19 @@ export class ServerManager {
     return this.lifecycle;
   }
 
-  /** Consecutive failures since the last healthy start. */
+  /** Consecutive failures not yet outlived by sustained health. */
   get failures(): number {
-    return this.failureCount;
+    return this.sustained() ? 0 : this.failureCount;
+  }
+
+  /** Ms until a start is allowed again while backing off; undefined otherwise. */
+  get retryInMs(): number | undefined {
+    return this.state === "backoff" ? this.nextStartAt - this.config.now() : undefined;
+  }
+
+  /** Heartbeat pings that failed (each also counted as a failure of the server). */
+  get heartbeatFailures(): number {
+    return this.heartbeat.failures;
   }
 
   /** Calls in flight through this manager. */
@@ -183,14 +146,18 @@ export class ServerManager {
     if (callerSignal?.aborted) forward();
     else callerSignal?.addEventListener("abort", forward, { once: true });
     this.calls.add(controller);
+    this.heartbeat.stop();
     try {
       return await work(client, { ...options, signal: controller.signal });
     } catch (error) {
       if (error instanceof McpError && SERVER_FAILURES.has(error.code)) this.serverFailed(client, error);
+      // A call that timed out may mean a frozen server: ask it at once, on its own deadline.
+      if (error instanceof McpError && error.code === "MCP_TIMEOUT") void this.heartbeat.beat(client);
       throw error;
     } finally {
       this.calls.delete(controller);
       callerSignal?.removeEventListener("abort", forward);
+      this.heartbeat.arm(this.client);
     }
   }
 
@@ -199,7 +166,8 @@ export class ServerManager {
     if (this.lifecycle === "closed") throw closedError();
     if (this.starting) return this.starting;
     if (this.client && this.client.initialized) return this.client;
-    // A client that is no longer initialized lost its server between calls (exit, fault).
+    // A client that is no longer initialized lost its server between calls (a fault the
+    // exit hook did not report, e.g. a client without one).
     if (this.client) this.serverFailed(this.client, new McpError("MCP_PROCESS_EXIT", "the server stopped between calls"));
     if (this.lifecycle === "quarantined") {
       throw new ServerUnavailableError("quarantined", this.failureCount, undefined, this.lastFailure);
@@ -214,9 +182,9 @@ export class ServerManager {
 
   private async start(): Promise<ManagedClient> {
     this.lifecycle = "starting";
-    const client = this.config.createClient(this.config.client);
-    this.client = client;
     this.starts += 1;
+    const client = await this.createClient();
+    this.client = client;
     try {
       await client.initialize();
       const check = { timeoutMs: this.config.healthTimeoutMs };
@@ -232,8 +200,26 @@ export class ServerManager {
       throw closedError();
     }
     this.lifecycle = "ready";
-    this.failureCount = 0; // only a healthy start resets the count
-    this.lastFailure = undefined;
+    this.readyAt = this.config.now();
+    this.heartbeat.arm(client);
+    return client;
+  }
+
+  // Makes the next client; a failure to make one (its secrets could not be fetched, bad
+  // options) is a failed start. A shutdown meanwhile closes what was made.
+  private async createClient(): Promise<ManagedClient> {
+    let client: ManagedClient | undefined;
+    const events: ClientEvents = { exited: () => client && this.exited(client) };
+    try {
+      client = await this.config.createClient(this.config.client, events);
+    } catch (error) {
+      if (!this.isClosed()) this.recordFailure(error);
+      throw this.isClosed() ? closedError() : error;
+    }
+    if (this.isClosed()) {
+      await client.close();
+      throw closedError();
+    }
     return client;
   }
 
@@ -242,12 +228,32 @@ export class ServerManager {
     return this.lifecycle === "closed";
   }
 
+  // The current server has been up long enough that its earlier failures no longer count.
+  private sustained(): boolean {
+    return this.lifecycle === "ready" && this.readyAt !== undefined && this.config.now() - this.readyAt >= this.config.healthyAfterMs;
+  }
+
+  // The server process of the current client exited on its own (crash, kill, OOM): a
+  // failure now, so the backoff runs from the moment it died, not from the next call.
+  // (serverFailed ignores a client it already let go of; an exit during a start also
+  // fails that start's initialize, which counts the same one failure.)
+  private exited(client: ManagedClient): void {
+    this.serverFailed(client, new McpError("MCP_PROCESS_EXIT", "the server exited between calls"));
+  }
+
   // Records one failure per client instance, closes that client, and schedules the next
   // start (or quarantines). Concurrent calls failing from one crash count once.
   private serverFailed(client: ManagedClient, error: unknown): void {
     if (this.client !== client || this.lifecycle === "closed") return;
     this.client = undefined;
+    this.heartbeat.stop();
     void client.close().catch(() => {});
+    this.recordFailure(error);
+  }
+
+  private recordFailure(error: unknown): void {
+    if (this.sustained()) this.failureCount = 0;
+    this.readyAt = undefined;
     this.failureCount += 1;
     this.lastFailure = error;
     if (this.failureCount >= this.config.maxFailures) {
@@ -265,6 +271,7 @@ export class ServerManager {
   private shutdown(reason: unknown): Promise<void> {
     this.closing ??= (async () => {
       this.lifecycle = "closed";
+      this.heartbeat.stop();
       this.signal?.removeEventListener("abort", this.onParentAbort);
       for (const controller of [...this.calls]) controller.abort(reason ?? new Error("server manager closed"));
       const client = this.client;

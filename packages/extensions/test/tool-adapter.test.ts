@@ -18,8 +18,8 @@ import {
   PERMISSIONS,
   riskyPattern,
   type ToolCaller,
-} from "#submission/src/tool-adapter.ts";
-import { failure } from "../support.ts";
+} from "../src/tool-adapter.ts";
+import { failure } from "../../../tests/support.ts";
 
 const objectSchema = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: "object",

@@ -2,9 +2,9 @@
 // arguments checked locally before anything is sent. (Pure cases: tests/unit.)
 
 import { describe, expect, it } from "vitest";
-import { loadTools } from "../../labs/33-mcp-lite/solution/src/tool-adapter.ts";
-import { received } from "../../labs/33-mcp-lite/tests/support.ts";
-import { startClient } from "../support.ts";
+import { loadTools } from "../src/tool-adapter.ts";
+import { received } from "../../../labs/33-mcp-lite/tests/support.ts";
+import { startClient } from "../../../tests/support.ts";
 
 describe("tool adapter against the fixture server", () => {
   it("loads the fixture's tools, validates echo's arguments locally and calls it", async () => {

