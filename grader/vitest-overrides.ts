@@ -5,6 +5,7 @@
 // vitest loads is the fixed file grader/vitest.grade.config.ts, which merges the two; it
 // learns the lab and the submission from the environment, so no file is written per grade.
 
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,11 +27,14 @@ export const WORKER_HEAP_MB = 512;
 export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserConfig {
   const testTimeoutMs = Number(env.LAB_TEST_TIMEOUT_MS ?? DEFAULT_TEST_TIMEOUT_MS);
   const policy = policyFromEnv(env);
+  // A lab whose client runs in a host process of its own (labs/<lab>/host/) never loads the
+  // submission in a worker: the workers need no resolution guard (the host has its own).
+  const hosted = env.LAB_CLIENT_HOST === "1" && env.LAB_VITEST_CONFIG !== undefined && existsSync(join(dirname(env.LAB_VITEST_CONFIG), "host", "proxy.ts"));
   return {
     cacheDir: env.LAB_GRADE_CACHE_DIR ?? join(here, "..", "node_modules", ".vite-grade"),
     plugins: policy ? [confinePlugin(policy)] : [],
     test: {
-      execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy ? ["--import", join(here, "sandbox", "guard.mjs")] : [])],
+      execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy && !hosted ? ["--import", join(here, "sandbox", "guard.mjs")] : [])],
       setupFiles: [join(here, "child", "setup.ts")],
       globalSetup: policy ? [join(here, "child", "gate.ts")] : [],
       pool: "forks",
