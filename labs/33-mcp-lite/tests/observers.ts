@@ -112,7 +112,10 @@ function creator(): string {
     // (In the host the harness is one bundle, .lab-host/harness.mjs, the tracker included: its
     // frames are skipped too, and a resource nothing but the harness made reads "unknown".)
     const frame = frames.find((line) => /^\s+at /.test(line) && !/(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/.test(line) && !line.includes("node:") && !line.includes("spawn-recorder.ts"));
-    return frame?.trim() ?? "unknown";
+    if (frame) return frame.trim();
+    // Nothing but the bundled harness (and node) made it: the harness's own, not the client's.
+    const harness = frames.find((line) => /\.lab-host[\\/]harness\.mjs/.test(line));
+    return harness?.trim() ?? "unknown";
   } catch {
     return "unknown";
   } finally {
@@ -172,7 +175,7 @@ const TOOLING = /[\\/]node_modules[\\/]tsx[\\/]/;
  * and terminals (the worker's own stdio, created lazily by whoever first prints). */
 const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PROCESSWRAP", "TTYWRAP"]);
 /** Frames of code that is not the client's nor the test's: vitest and the grader's harness. */
-const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/]index\.ts|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs/;
+const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/]index\.ts|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
 // A fingerprint of a still world, or undefined while anything could still happen.
 export function stillness(): string | undefined {
   const t = tracker();
