@@ -36,6 +36,23 @@ const catalog = {
   busyCode: { zh: "已有 maxPending={max} 个请求在途时，新的调用应以 MCP_BUSY reject，实际是 {actual}", en: "with maxPending={max} requests in flight a new call should reject MCP_BUSY; got {actual}" },
   shellBetween: { zh: "客户端与服务器之间运行了别的程序：实际启动的是 {what}（必须直接 spawn(executable, args)，不经过 shell）", en: "something ran between the client and the server: what was started is {what} (spawn(executable, args) directly, no shell)" },
   notDirectChild: { zh: "服务器的父进程不是客户端所在进程，而是 {parent}（中间夹着 shell 或别的程序）", en: "the server's parent is not the client's process but {parent} (a shell or another program in between)" },
+  initializedNeverSent: { zh: "initialize 得到响应后，客户端从未发送 notifications/initialized（握手的最后一步）", en: "the client never sent notifications/initialized after the initialize answer (the handshake's last step)" },
+  resultChanged: { zh: "{label} 的结果与服务器发送的不一致：服务器发送 {expected}，客户端给出 {actual}（一个多字节字符被拆在两次读取之间时，要按字节拼好整行再解码）", en: "{label} resolved with something other than what the server sent: the server sent {expected}, the client gave {actual} (when a multi-byte character is split between two reads, join the line's bytes before decoding)" },
+  isErrorRejected: { zh: "带 isError: true 的工具结果仍是 JSON-RPC result，callTool 应原样 resolve，实际 reject 为 {actual}", en: "a tool result with isError: true is still a JSON-RPC result; callTool should resolve with it as sent, but it rejected with {actual}" },
+  lineCapChars: { zh: "一行 {bytes} 字节（{chars} 个字符）的响应超过了 maxLineBytes={max}，应以 MCP_PROTOCOL_ERROR reject，实际是 {actual}（上限按字节计，不按字符）", en: "an answer line of {bytes} bytes ({chars} characters) is over maxLineBytes={max} and should reject MCP_PROTOCOL_ERROR; got {actual} (the cap counts bytes, not characters)" },
+  defaultLineCap: { zh: "未设置 maxLineBytes 时上限应为默认的 1 MiB，{bytes} 字节的响应却没有原样 resolve：{actual}", en: "without maxLineBytes the cap is the default 1 MiB, yet an answer of {bytes} bytes did not resolve as sent: {actual}" },
+  exitDuringHandshake: { zh: "服务器在握手中途退出时，initialize() 应以 MCP_PROCESS_EXIT reject，实际是 {actual}", en: "when the server exits during the handshake, initialize() should reject MCP_PROCESS_EXIT; got {actual}" },
+  failedHandshakeChild: { zh: "握手失败（{why}）后子进程 {pids} 没有被停止", en: "the child {pids} was not stopped after the handshake failed ({why})" },
+  respawned: { zh: "服务器退出后，{label} 在没有 initialize() 的情况下又启动了服务器或发出了请求（{what}）；应以 MCP_NOT_INITIALIZED reject", en: "after the server died, {label} started a server or sent a request without initialize() ({what}); it should reject MCP_NOT_INITIALIZED" },
+  busyAfterTimeouts: { zh: "maxPending={max} 的 {count} 个调用超时之后，新的调用应该成功，实际是 {actual}（超时、abort 等每种结束方式都要释放名额）", en: "after {count} calls timed out with maxPending={max}, a new call should succeed; got {actual} (every way a request ends frees its slot)" },
+  queuedNoTimeout: { zh: "服务器停止读取 stdin 时，排队等待写入的调用也要按 timeoutMs 超时：{label} 结果是 {actual}", en: "while the server does not read its stdin, calls queued for writing must still time out after timeoutMs: {label} ended with {actual}" },
+  staleExit: { zh: "重新 initialize() 之后，旧服务器的退出影响了新服务器：{what}", en: "after the new initialize(), the old server's exit affected the new one: {what}" },
+  duringClose: { zh: "close() 进行期间，{label} 应以 CLIENT_CLOSED reject，实际是 {actual}", en: "while close() runs, {label} should reject CLIENT_CLOSED; got {actual}" },
+  startedDuringClose: { zh: "close() 进行期间又启动了新进程：{what}", en: "a new process was started while close() ran: {what}" },
+  preAborted: { zh: "{label} 使用已经 abort 的 signal，应以 MCP_ABORTED reject 且不写任何东西，实际是 {actual}", en: "{label} with an already aborted signal should reject MCP_ABORTED and write nothing; got {actual}" },
+  wroteAborted: { zh: "已经 abort 的 {label} 仍被写给了服务器", en: "the already aborted {label} was still written to the server" },
+  envExtra: { zh: "评分进程环境里的 {names} 到达了服务器：除 PATH（及平台必需的变量）和配置的 env 外，不应传递任何变量（用 allowlist，不要用黑名单）", en: "{names} from the grader's environment reached the server: nothing but PATH (and what the platform needs) and the configured env may pass (an allowlist, not a deny-list)" },
+  stderrBlocked: { zh: "stderr 达到 maxStderrBytes={max} 之后服务器写 stderr 被阻塞，{label} 没有完成：{detail}（达到上限后也要继续读取并丢弃旧内容）", en: "once stderr reached maxStderrBytes={max}, the server's stderr writes blocked and {label} never finished: {detail} (keep reading stderr after the cap; drop the oldest bytes)" },
 } as const;
 
 export type ProbeMessage = keyof typeof catalog;
