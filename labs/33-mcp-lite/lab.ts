@@ -252,6 +252,7 @@ export const lab: LabManifest = defineLab({
     "probes/handshake-edges.test.ts",
     "probes/lifecycle-edges.test.ts",
     "probes/process-edges.test.ts",
+    "probes/model.test.ts",
   ],
   homeworkWeight: 2,
   checks,

@@ -1,0 +1,131 @@
+// Runs the model-based probe: fast-check draws client options and sequences of operations
+// from the grade's seed, runs each sequence against a fresh client and fixture (checking the
+// model after every step), and shrinks a failing sequence to a small one. The verdict depends
+// only on the seed and the client: runs are bounded by count, every wait is decided by the
+// fixture or the client's own deadlines, and shrinking has a budget counted in executions.
+
+import fc from "fast-check";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { createFixtureWorkspace, makeTempDir } from "../../../../fixtures/index.ts";
+import { settleWithin } from "../../tests/support.ts";
+import { Abort, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
+import { BadOptions, Close, Init, Inspect, Stderr } from "./lifecycle.ts";
+import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
+import { formatReport, type Finding } from "./report.ts";
+
+/** 1200 three-byte characters: 3600 bytes, over a 2048-byte cap only when counted in bytes. */
+const WIDE = "中".repeat(1200);
+/** Over a 64 KiB cap, well under the default 1 MiB. */
+const HUGE = "x".repeat(200_000);
+
+const text = fc.string({ unit: fc.constantFrom("a", "z", " ", "é", "中", "文", "😀", "\n", '"', "\\"), maxLength: 24 });
+const wideText = fc.string({ unit: fc.constantFrom("中", "文", "😀", "é", "a"), minLength: 8, maxLength: 60 });
+
+/** Every operation, weighted by repetition (fast-check picks among these uniformly). */
+function operations(): Array<fc.Arbitrary<Step>> {
+  const init = fc.constantFrom<"answer" | "error" | "exit">("answer", "answer", "answer", "error", "exit").map((mode) => new Init(mode));
+  const value = fc.oneof({ arbitrary: text, weight: 2 }, fc.constant(WIDE), fc.constant(HUGE));
+  const echo = fc.tuple(value, fc.boolean(), fc.boolean()).map(([v, e, n]) => new Echo(v, e, n));
+  const hold = fc.tuple(wideText, fc.option(fc.integer({ min: 30, max: 200 }), { nil: undefined })).map(([v, cut]) => new Hold(v, cut));
+  const release = fc.nat(1000).map((seed) => new Release(seed));
+  const abort = fc.tuple(fc.constantFrom<"before" | "during">("before", "during"), fc.constantFrom<"callTool" | "listTools">("callTool", "listTools"))
+    .map(([when, method]) => new Abort(when, when === "during" ? "callTool" : method));
+  return [
+    init, init, echo, echo, echo, echo, hold, hold, hold, release, release,
+    fc.constantFrom(30, 60).map((ms) => new Timeout(ms)),
+    abort, abort,
+    fc.constantFrom(-32000, -32602, 7).map((code) => new Fail(code)),
+    fc.constantFrom<"exit" | "garble">("exit", "garble").map((how) => new Crash(how)),
+    fc.constant(new Stall()),
+    fc.constant(new Inspect()),
+    fc.constant(new Stderr()),
+    fc.constant(new BadOptions()),
+    fc.constant(new Close()),
+  ];
+}
+
+const configs: fc.Arbitrary<RunConfig> = fc.record({ maxPending: fc.constantFrom(2, 3), maxLineBytes: fc.constantFrom(undefined, 2048) });
+
+/** The arbitrary of one run: client options and the operations, in order. */
+export function runArbitrary(maxCommands: number) {
+  return fc.tuple(configs, fc.commands(operations(), { maxCommands, size: "max" }));
+}
+
+export interface ModelRunOptions {
+  seed: number;
+  numRuns: number;
+  maxCommands: number;
+  /** Executions allowed for shrinking once a run failed (a hang counts as four). */
+  shrinkBudget: number;
+}
+
+/** The client options a run uses besides its config. */
+function clientOptions(config: RunConfig, command: { executable: string; args: string[] }) {
+  return { ...command, timeoutMs: 10_000, maxStderrBytes: 512, env: { ...GIVEN_ENV }, ...config };
+}
+
+// Runs one sequence against a fresh client and fixture; a broken contract comes back as a Finding.
+async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Model, Real, boolean>>): Promise<Finding | undefined> {
+  const ws = createFixtureWorkspace("lab33-model-");
+  const control = makeTempDir("lab33-model-control-");
+  const controlFile = `${control.dir}/control.json`;
+  const command = ws.command({ selfDestructMs: 60_000, extraArgs: ["--control", controlFile, "--", ...ODD_ARGS] });
+  const steps: string[] = [];
+  let real: Real | undefined;
+  try {
+    real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile);
+    const model = new Model(config);
+    const r = real;
+    // Every sequence starts with a handshake the server answers, so the operations after it
+    // meet a ready client (they may close it, crash its server or start another).
+    const checked = [new Init("answer"), ...commands].map((c) => ({
+      check: (m: Readonly<Model>) => c.check(m) as boolean,
+      run: async (m: Model) => {
+        steps.push(c.toString());
+        await c.run(m, r);
+        await checkInvariants(m, r, c.toString());
+      },
+      toString: () => c.toString(),
+    }));
+    await fc.asyncModelRun(() => ({ model, real: r }), checked);
+    if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(config)}:\n  ${steps.join("\n  ")}\n`);
+    return undefined;
+  } catch (error) {
+    const violation = error instanceof Violation ? error : new Violation("rubric/lifecycle", (error as Error)?.message ?? String(error));
+    return { dimension: violation.dimension, message: violation.message, steps, config, log: ws.log() };
+  } finally {
+    const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
+    await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
+    control.cleanup();
+  }
+}
+
+export interface ModelVerdict {
+  /** The smallest failing sequence found, or undefined when every run conformed. */
+  finding?: Finding & { report: string };
+  runs: number;
+  executions: number;
+}
+
+// Runs the probe. The first failure decides the verdict; shrinking only makes the report smaller.
+export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> {
+  let last: Finding | undefined;
+  let executions = 0;
+  let spent = 0;
+  const property = fc.asyncProperty(runArbitrary(options.maxCommands), async ([config, commands]) => {
+    if (last && spent >= options.shrinkBudget) return true; // budget used up: keep what was found
+    executions += 1;
+    const hangsBefore = hangs.count;
+    const finding = await runOnce(config, commands);
+    if (last) spent += 1 + 3 * (hangs.count - hangsBefore);
+    if (!finding) return true;
+    last = finding;
+    return false;
+  });
+  const details = await fc.check(property, { seed: options.seed, numRuns: options.numRuns });
+  const finding = details.failed && last ? { ...last, report: formatReport(last, options.seed) } : undefined;
+  return { finding, runs: details.numRuns, executions };
+}
+
+/** The dimension a finding is charged to, for the four rubric tests. */
+export type { Dimension };
