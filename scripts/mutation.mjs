@@ -2,6 +2,8 @@
 // at a time (concurrency 1: the machine is shared), each with the smallest test set that
 // exercises it: tests/unit for every module but mcp-client.ts, which runs against the unit
 // and client tests and the hardening client guards (vitest.mutation.config.ts).
+// `-- --grader` runs every module against the lab's graded tests instead (evidence and
+// probes as a grade runs them, vitest.grader-mutation.config.ts): the grader's own score.
 // Prints one line per module and a summary; exits 1 when a module scores under 90 %.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,11 +16,13 @@ const MIN_SCORE = 90;
 // mutants need the client tests; every other module has unit tests of its own.
 const NEEDS_PROCESS = new Set(["mcp-client.ts"]);
 
-const wanted = process.argv.slice(2).map((name) => basename(name));
+// --grader: the lab's graded tests (evidence and probes) are the only suite, for every module.
+const grader = process.argv.includes("--grader");
+const wanted = process.argv.slice(2).filter((arg) => arg !== "--grader").map((name) => basename(name));
 const modules = (wanted.length > 0 ? wanted : readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort());
 const rows = [];
 for (const module of modules) {
-  const tests = NEEDS_PROCESS.has(module) ? "client" : "unit";
+  const tests = grader ? "grader" : NEEDS_PROCESS.has(module) ? "client" : "unit";
   const run = spawnSync("npx", ["stryker", "run", "--mutate", join(SRC, module)], {
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, MUTATION_TESTS: tests },

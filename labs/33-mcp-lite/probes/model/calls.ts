@@ -64,6 +64,23 @@ export class Echo extends Step {
   }
 }
 
+/** 1200 three-byte characters: 3600 bytes, over a 2048-byte cap only when counted in bytes. */
+const WIDE = "中".repeat(1200);
+/** Over a 64 KiB cap, well under the default 1 MiB. */
+const HUGE = "x".repeat(200_000);
+
+// Two big answers: one of multi-byte text, one of 200 kB. Under a 2048-byte cap the first is a
+// protocol fault (and the second is refused: no server); under the default 1 MiB both resolve.
+export class Big extends Step {
+  async run(m: Model, r: Real): Promise<void> {
+    await new Echo(WIDE, false, false).run(m, r);
+    await new Echo(HUGE, false, false).run(m, r);
+  }
+  toString(): string {
+    return `callTool("echo", { value: "中" × 1200 }), then callTool("echo", { value: "x" × 200000 })`;
+  }
+}
+
 export class Hold extends Step {
   constructor(readonly value: string, readonly cut: number | undefined) {
     super();
@@ -180,7 +197,7 @@ export class Fail extends Step {
 }
 
 export class Crash extends Step {
-  constructor(readonly how: "exit" | "garble") {
+  constructor(readonly how: "exit" | "garble", readonly again: boolean) {
     super();
   }
   async run(m: Model, r: Real): Promise<void> {
@@ -194,9 +211,16 @@ export class Crash extends Step {
     serverGone(m);
     // The faulted server takes 300 ms to exit: the next initialize() must wait for it.
     m.dying = this.how === "garble";
+    if (this.again) await this.reinitialize(m, r);
   }
   toString(): string {
-    return this.how === "exit" ? 'callTool("exit", { code: 3 }) // the server exits mid-flight' : 'callTool("echo", { garble: true }) // the server answers [1,2,3], then exits slowly';
+    const crash = this.how === "exit" ? 'callTool("exit", { code: 3 }) // the server exits mid-flight' : 'callTool("echo", { garble: true }) // the server answers [1,2,3], then exits slowly';
+    return this.again ? `${crash}; then at once initialize()` : crash;
+  }
+  // Set by lifecycle.ts (which imports this module): a new handshake right after the crash.
+  static reinit: (m: Model, r: Real) => Promise<void> = async () => {};
+  private reinitialize(m: Model, r: Real): Promise<void> {
+    return Crash.reinit(m, r);
   }
 }
 

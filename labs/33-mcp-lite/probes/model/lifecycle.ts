@@ -5,7 +5,7 @@
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { isAlive } from "../../../../fixtures/index.ts";
 import { startupWithin, waitFor } from "../../tests/support.ts";
-import { failHeld, Step } from "./calls.ts";
+import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, settledLater, startCall } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { serverGone } from "../support-edges.ts";
@@ -70,6 +70,8 @@ export class Init extends Step {
     return this.mode === "answer" ? "initialize()" : `initialize() // the server ${this.mode === "error" ? "answers a JSON-RPC error" : "exits during the handshake"}`;
   }
 }
+
+Crash.reinit = (m, r) => new Init("answer").run(m, r);
 
 export class Inspect extends Step {
   override check(m: Readonly<Model>): boolean {

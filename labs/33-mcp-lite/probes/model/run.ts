@@ -8,15 +8,10 @@ import fc from "fast-check";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
-import { Abort, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
+import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
 import { BadOptions, Close, Init, Inspect, Stderr } from "./lifecycle.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
-
-/** 1200 three-byte characters: 3600 bytes, over a 2048-byte cap only when counted in bytes. */
-const WIDE = "中".repeat(1200);
-/** Over a 64 KiB cap, well under the default 1 MiB. */
-const HUGE = "x".repeat(200_000);
 
 const text = fc.string({ unit: fc.constantFrom("a", "z", " ", "é", "中", "文", "😀", "\n", '"', "\\"), maxLength: 24 });
 const wideText = fc.string({ unit: fc.constantFrom("中", "文", "😀", "é", "a"), minLength: 8, maxLength: 60 });
@@ -24,18 +19,15 @@ const wideText = fc.string({ unit: fc.constantFrom("中", "文", "😀", "é", "
 /** Every operation, weighted by repetition (fast-check picks among these uniformly). */
 function operations(): Array<fc.Arbitrary<Step>> {
   const init = fc.constantFrom<"answer" | "error" | "exit">("answer", "answer", "answer", "error", "exit").map((mode) => new Init(mode));
-  const value = fc.oneof({ arbitrary: text, weight: 2 }, fc.constant(WIDE), fc.constant(HUGE));
-  const echo = fc.tuple(value, fc.boolean(), fc.boolean()).map(([v, e, n]) => new Echo(v, e, n));
-  const hold = fc.tuple(wideText, fc.option(fc.integer({ min: 30, max: 200 }), { nil: undefined })).map(([v, cut]) => new Hold(v, cut));
+  const echo = fc.tuple(text, fc.boolean(), fc.boolean()).map(([v, e, n]) => new Echo(v, e, n));
+  const hold = fc.tuple(wideText, fc.option(fc.integer({ min: 44, max: 120 }), { nil: undefined, freq: 4 })).map(([v, cut]) => new Hold(v, cut));
   const release = fc.nat(1000).map((seed) => new Release(seed));
-  const abort = fc.tuple(fc.constantFrom<"before" | "during">("before", "during"), fc.constantFrom<"callTool" | "listTools">("callTool", "listTools"))
-    .map(([when, method]) => new Abort(when, when === "during" ? "callTool" : method));
   return [
-    init, init, echo, echo, echo, echo, hold, hold, hold, release, release,
+    init, echo, echo, fc.constant(new Big()), hold, hold, release, release,
     fc.constantFrom(30, 60).map((ms) => new Timeout(ms)),
-    abort, abort,
+    fc.constant(new Abort("before", "callTool")), fc.constant(new Abort("before", "listTools")), fc.constant(new Abort("during", "callTool")),
     fc.constantFrom(-32000, -32602, 7).map((code) => new Fail(code)),
-    fc.constantFrom<"exit" | "garble">("exit", "garble").map((how) => new Crash(how)),
+    fc.tuple(fc.constantFrom<"exit" | "garble">("exit", "garble"), fc.boolean()).map(([how, again]) => new Crash(how, again)),
     fc.constant(new Stall()),
     fc.constant(new Inspect()),
     fc.constant(new Stderr()),
@@ -76,9 +68,10 @@ async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Mod
     real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile);
     const model = new Model(config);
     const r = real;
-    // Every sequence starts with a handshake the server answers, so the operations after it
-    // meet a ready client (they may close it, crash its server or start another).
-    const checked = [new Init("answer"), ...commands].map((c) => ({
+    // Every sequence starts with the three handshakes (refused, the server exiting during it,
+    // answered), so the operations after it meet a ready client (they may close it, crash its
+    // server or start another).
+    const checked = [new Init("error"), new Init("exit"), new Init("answer"), ...commands].map((c) => ({
       check: (m: Readonly<Model>) => c.check(m) as boolean,
       run: async (m: Model) => {
         steps.push(c.toString());
