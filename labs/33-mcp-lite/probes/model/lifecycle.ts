@@ -3,7 +3,7 @@
 // past the cap, options the constructor must refuse, and close() with calls made while it runs.
 
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { isAlive } from "../../../../fixtures/index.ts";
+import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
 import { startupWithin, waitFor } from "../../tests/support.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, settledLater, startCall } from "./expect.ts";
@@ -74,12 +74,9 @@ export class Init extends Step {
 Crash.reinit = (m, r) => new Init("answer").run(m, r);
 
 export class Inspect extends Step {
-  override check(m: Readonly<Model>): boolean {
-    return m.config.maxLineBytes === undefined; // the answer carries the whole environment
-  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = startCall(m, r, "inspect", {});
+    const call = startCall(m, r, "inspect", { only: ["argv", "env"] });
     const outcome = await settle(call.outcome, step);
     if (call.gate) return expectOutcome(outcome, { code: call.gate.code }, call.gate.dimension, step);
     expectThat(outcome.status === "fulfilled", "rubric/process", "outcome", { step, expected: "resolve", actual: outcome.status === "rejected" ? outcome.reason?.code : "" });
@@ -105,6 +102,29 @@ export class Stderr extends Step {
   }
   toString(): string {
     return 'callTool("stderr", { bytes: 1000000 }) // far past maxStderrBytes; answered once stderr took it all';
+  }
+}
+
+// A second client with every option at its default (its own fixture, so its ids and
+// processes stay apart): a 200 kB answer is far under the default 1 MiB line cap.
+export class Defaults extends Step {
+  async run(_m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const ws = createFixtureWorkspace("lab33-model-defaults-");
+    const client = new McpClient(ws.command({ selfDestructMs: 60_000 }));
+    try {
+      const init = await startupWithin(ws, settledLater(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const value = "x".repeat(200_000);
+      expectOutcome(await settle(settledLater(client.callTool("echo", { value })), step), { value: { content: value } }, "rubric/handshake", `${step}: callTool("echo", { value: "x" × 200000 })`);
+    } finally {
+      const closed = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the default client");
+      await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
+    }
+    void r;
+  }
+  toString(): string {
+    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), close()';
   }
 }
 

@@ -9,7 +9,7 @@ import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
-import { BadOptions, Close, Init, Inspect, Stderr } from "./lifecycle.ts";
+import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
 
@@ -29,12 +29,12 @@ function operations(): Array<fc.Arbitrary<Step>> {
     fc.constantFrom(-32000, -32602, 7).map((code) => new Fail(code)),
     fc.tuple(fc.constantFrom<"exit" | "garble">("exit", "garble"), fc.boolean()).map(([how, again]) => new Crash(how, again)),
     fc.constant(new Stall()),
-    fc.constant(new Inspect()),
-    fc.constant(new Stderr()),
-    fc.constant(new BadOptions()),
     fc.constant(new Close()),
   ];
 }
+
+/** The steps every run starts with (not drawn, so never shrunk away). */
+const PREFIX = (): Step[] => [new Init("error"), new Init("exit"), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults()];
 
 const configs: fc.Arbitrary<RunConfig> = fc.record({ maxPending: fc.constantFrom(2, 3), maxLineBytes: fc.constantFrom(undefined, 2048) });
 
@@ -68,10 +68,10 @@ async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Mod
     real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile);
     const model = new Model(config);
     const r = real;
-    // Every sequence starts with the three handshakes (refused, the server exiting during it,
-    // answered), so the operations after it meet a ready client (they may close it, crash its
-    // server or start another).
-    const checked = [new Init("error"), new Init("exit"), new Init("answer"), ...commands].map((c) => ({
+    // Every sequence starts with the same tour: the three handshakes (refused, the server
+    // exiting during it, answered), what the server got, a stderr flood, bad options, the defaults. The
+    // drawn operations then meet a ready client (they may close it, crash its server, start another).
+    const checked = [...PREFIX(), ...commands].map((c) => ({
       check: (m: Readonly<Model>) => c.check(m) as boolean,
       run: async (m: Model) => {
         steps.push(c.toString());
