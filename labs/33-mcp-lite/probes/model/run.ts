@@ -22,21 +22,23 @@ function operations(): Array<fc.Arbitrary<Step>> {
   const echo = fc.tuple(text, fc.boolean(), fc.boolean()).map(([v, e, n]) => new Echo(v, e, n));
   const hold = fc.tuple(wideText, fc.option(fc.integer({ min: 44, max: 120 }), { nil: undefined, freq: 4 })).map(([v, cut]) => new Hold(v, cut));
   const release = fc.nat(1000).map((seed) => new Release(seed));
+  const crash = fc.tuple(fc.constantFrom<"exit" | "garble">("exit", "garble", "garble"), fc.boolean()).map(([how, again]) => new Crash(how, again));
   return [
-    init, echo, echo, fc.constant(new Big()), hold, hold, release, release,
+    init, echo, echo, fc.constant(new Big()), hold, hold, hold, release, release,
     fc.constantFrom(30, 60).map((ms) => new Timeout(ms)),
     fc.constant(new Abort("before", "callTool")), fc.constant(new Abort("before", "listTools")), fc.constant(new Abort("during", "callTool")),
     fc.constantFrom(-32000, -32602, 7).map((code) => new Fail(code)),
-    fc.tuple(fc.constantFrom<"exit" | "garble">("exit", "garble"), fc.boolean()).map(([how, again]) => new Crash(how, again)),
+    crash, crash, crash,
     fc.constant(new Stall()),
-    fc.constant(new Close()),
   ];
 }
 
 /** The steps every run starts with (not drawn, so never shrunk away). */
-const PREFIX = (): Step[] => [new Init("error"), new Init("exit"), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults()];
+const PREFIX = (): Step[] => [
+  new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
+];
 
-const configs: fc.Arbitrary<RunConfig> = fc.record({ maxPending: fc.constantFrom(2, 3), maxLineBytes: fc.constantFrom(undefined, 2048) });
+const configs: fc.Arbitrary<RunConfig> = fc.record({ maxPending: fc.constantFrom(2, 3), maxLineBytes: fc.constantFrom(2048, 2048, undefined) });
 
 /** The arbitrary of one run: client options and the operations, in order. */
 export function runArbitrary(maxCommands: number) {
@@ -69,9 +71,10 @@ async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Mod
     const model = new Model(config);
     const r = real;
     // Every sequence starts with the same tour: the three handshakes (refused, the server
-    // exiting during it, answered), what the server got, a stderr flood, bad options, the defaults. The
+    // exiting during it, answered), big answers (a protocol fault under the cap), what the server got, a stderr flood, bad options, the defaults. The
     // drawn operations then meet a ready client (they may close it, crash its server, start another).
-    const checked = [...PREFIX(), ...commands].map((c) => ({
+    // And every run ends with close(), with whatever is still held and calls made while it runs.
+    const checked = [...PREFIX(), ...commands, new Close()].map((c) => ({
       check: (m: Readonly<Model>) => c.check(m) as boolean,
       run: async (m: Model) => {
         steps.push(c.toString());
