@@ -1,13 +1,13 @@
 // Rubric probe: 生命周期 (lifecycle), the sentences the first probes left unguarded: every way
 // a request ends frees its maxPending slot; a call queued behind a full stdin still times
-// out; the old server's exit cannot touch the server a new initialize() started; calls made
+// out; a server that exits during the handshake fails it at once; the old server's exit cannot touch the server a new initialize() started; calls made
 // while close() runs are refused with CLIENT_CLOSED; a pre-aborted signal is honoured by
 // every method that takes one.
 
 import { describe, it } from "vitest";
 import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { start } from "./support-edges.ts";
+import { serverGone, start } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
 
 // The outcome of a promise as a value, so a rejection can be looked at instead of thrown.
@@ -75,6 +75,18 @@ describe("rubric/lifecycle", () => {
     }
     await within(closing, "close()", 10_000);
     check(h.pids().length === before, pmsg("startedDuringClose", { what: h.pids().slice(before).join(", ") }));
+  });
+
+  it("rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake", async () => {
+    const h = start({ scenarios: ["exit-initialize"] });
+    const init = h.client.initialize();
+    init.catch(() => {});
+    // Waited for on the server's clock (it must start and read initialize first); then the
+    // client has the usual hang deadline to notice the exit.
+    await startupWithin(h, serverGone(h), "the server exiting during the handshake");
+    const error = await rejection(init, "initialize() against a server that exits");
+    check(error?.code === "MCP_PROCESS_EXIT", pmsg("exitDuringHandshake", { actual: error?.code ?? String(error) }));
+    check(!h.client.initialized, pmsg("initializedAfterExit"));
   });
 
   it("rejects listTools() and callTool() with an already aborted signal with MCP_ABORTED and writes nothing", async () => {

@@ -42,6 +42,7 @@ const catalog = {
   lineCapChars: { zh: "一行 {bytes} 字节（{chars} 个字符）的响应超过了 maxLineBytes={max}，应以 MCP_PROTOCOL_ERROR reject，实际是 {actual}（上限按字节计，不按字符）", en: "an answer line of {bytes} bytes ({chars} characters) is over maxLineBytes={max} and should reject MCP_PROTOCOL_ERROR; got {actual} (the cap counts bytes, not characters)" },
   defaultLineCap: { zh: "未设置 maxLineBytes 时上限应为默认的 1 MiB，{bytes} 字节的响应却没有原样 resolve：{actual}", en: "without maxLineBytes the cap is the default 1 MiB, yet an answer of {bytes} bytes did not resolve as sent: {actual}" },
   exitDuringHandshake: { zh: "服务器在握手中途退出时，initialize() 应以 MCP_PROCESS_EXIT reject，实际是 {actual}", en: "when the server exits during the handshake, initialize() should reject MCP_PROCESS_EXIT; got {actual}" },
+  initializedAfterExit: { zh: "服务器在握手中途退出后 initialized 仍为 true", en: "initialized is still true after the server exited during the handshake" },
   failedHandshakeChild: { zh: "握手失败（{why}）后子进程 {pids} 没有被停止", en: "the child {pids} was not stopped after the handshake failed ({why})" },
   respawned: { zh: "服务器退出后，{label} 在没有 initialize() 的情况下又启动了服务器或发出了请求（{what}）；应以 MCP_NOT_INITIALIZED reject", en: "after the server died, {label} started a server or sent a request without initialize() ({what}); it should reject MCP_NOT_INITIALIZED" },
   busyAfterTimeouts: { zh: "maxPending={max} 的 {count} 个调用超时之后，新的调用应该成功，实际是 {actual}（超时、abort 等每种结束方式都要释放名额）", en: "after {count} calls timed out with maxPending={max}, a new call should succeed; got {actual} (every way a request ends frees its slot)" },

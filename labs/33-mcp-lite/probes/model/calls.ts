@@ -7,7 +7,7 @@
 import type { AsyncCommand } from "fast-check";
 import { received, waitFor } from "../../tests/support.ts";
 import { expectOutcome, gate, settledLater, startCall, type Expected } from "./expect.ts";
-import { expectNoListeners, settle, type Dimension, type Model, type Real } from "./model.ts";
+import { expectNoListeners, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 // The base of every operation: always runnable (the model says what a call must do in any state).
 export abstract class Step implements AsyncCommand<Model, Real, boolean> {
@@ -187,7 +187,13 @@ export class Fail extends Step {
     const call = startCall(m, r, "fail", { code: this.code, message: "refused by the model", data: { n: this.code } });
     if (await gated(m, call, step)) return;
     const outcome = await settle(call.outcome, step);
-    expectOutcome(outcome, { code: "MCP_ERROR" }, "rubric/lifecycle", step);
+    try {
+      expectOutcome(outcome, { code: "MCP_ERROR" }, "rubric/lifecycle", step);
+    } catch (error) {
+      // Settling (never hanging) is lifecycle's business; rejecting with MCP_ERROR is TODO(remote-error)'s.
+      if (error instanceof Violation && outcome.status === "fulfilled") error.needs = "remote-error";
+      throw error;
+    }
     const remote = outcome.status === "rejected" ? outcome.reason?.remoteCode : undefined;
     expectOutcome({ status: "rejected", reason: { code: remote === this.code ? "ok" : `remoteCode ${remote}` } }, { code: "ok" }, "rubric/lifecycle", `${step}: remoteCode`);
   }

@@ -40,7 +40,9 @@ export class Init extends Step {
     const restart = m.dying;
     m.dying = false;
     if (this.mode === "answer") return this.answered(m, r, step, outcome, restart);
-    expectOutcome(outcome, { code: this.mode === "exit" ? "MCP_PROCESS_EXIT" : ["MCP_ERROR", "MCP_PROTOCOL_ERROR"] }, restart ? "rubric/lifecycle" : "rubric/handshake", step);
+    // An exit rejecting what is pending is lifecycle's sentence, during the handshake too.
+    const dimension = restart || this.mode === "exit" ? "rubric/lifecycle" : "rubric/handshake";
+    expectOutcome(outcome, { code: this.mode === "exit" ? "MCP_PROCESS_EXIT" : ["MCP_ERROR", "MCP_PROTOCOL_ERROR"] }, dimension, step);
     await expectNoServer(r, step).catch(() => {
       throw new Violation("rubric/handshake", mmsg("alive", { step: `${step} (a failed handshake stops its child)`, pids: r.pids().filter(isAlive).join(", ") }));
     });

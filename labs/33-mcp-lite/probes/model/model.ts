@@ -13,6 +13,8 @@ export const DIMENSIONS: Dimension[] = ["rubric/id-matching", "rubric/lifecycle"
 
 /** A broken sentence of the contract, charged to one dimension. */
 export class Violation extends Error {
+  /** The TODO this finding leans on, when another check grades its cause. */
+  needs?: string;
   constructor(readonly dimension: Dimension, message: string) {
     super(message);
     this.name = "Violation";

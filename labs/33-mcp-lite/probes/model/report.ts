@@ -7,6 +7,8 @@ import type { Dimension, RunConfig } from "./model.ts";
 
 export interface Finding {
   dimension: Dimension;
+  /** The TODO the finding leans on (another check grades its cause). */
+  needs?: string;
   message: string;
   /** The operations run, in order; the last one failed. */
   steps: string[];

@@ -62,7 +62,9 @@ function clientOptions(config: RunConfig, command: { executable: string; args: s
 async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Model, Real, boolean>>): Promise<Finding | undefined> {
   const ws = createFixtureWorkspace("lab33-model-");
   const control = makeTempDir("lab33-model-control-");
-  const controlFile = `${control.dir}/control.json`;
+  // Not named *.json: a hostile client that rewrites every .json file on a command line
+  // (corpus/helper-at-import) would otherwise decide the handshakes.
+  const controlFile = `${control.dir}/handshake-control`;
   const command = ws.command({ selfDestructMs: 60_000, extraArgs: ["--control", controlFile, "--", ...ODD_ARGS] });
   const steps: string[] = [];
   let real: Real | undefined;
@@ -88,7 +90,7 @@ async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Mod
     return undefined;
   } catch (error) {
     const violation = error instanceof Violation ? error : new Violation("rubric/lifecycle", (error as Error)?.message ?? String(error));
-    return { dimension: violation.dimension, message: violation.message, steps, config, log: ws.log() };
+    return { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config, log: ws.log() };
   } finally {
     const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
