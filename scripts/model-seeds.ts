@@ -27,7 +27,8 @@ function probe(submission: string, seed: number): { failed: string[]; ms: number
   const started = Date.now();
   const env = { ...process.env, LAB_SUBMISSION: submission, LAB_SEED: String(seed), LAB_LANG: "en", ...(values.runs ? { LAB_MODEL_RUNS: values.runs } : {}) };
   const out = spawnSync("npx", ["vitest", "run", "--config", join(LAB, "vitest.config.ts"), "probes/model.test.ts"], { cwd: ROOT, env, encoding: "utf8" });
-  const text = `${out.stdout}${out.stderr}`;
+  // eslint-disable-next-line no-control-regex
+  const text = `${out.stdout}${out.stderr}`.replace(/\x1b\[[0-9;]*m/g, "");
   const failed = [...new Set([...text.matchAll(/FAIL .*?(rubric\/[a-z-]+) >/g)].map((m) => m[1]!))];
   return { failed, ms: Date.now() - started, ok: out.status === 0 };
 }

@@ -150,6 +150,7 @@ const T = {
     lineCapBytes: "counts maxLineBytes in bytes: a line of multi-byte text over the cap in bytes is a protocol fault",
     lineCapDefault: "accepts answer lines up to the default maxLineBytes of 1 MiB and refuses longer ones",
     failedHandshakeStops: "stops the child after a handshake answered with a JSON-RPC error, and after one that timed out",
+    initializeShape: "sends initialize with protocolVersion, capabilities and clientInfo, and refuses an answer without capabilities or serverInfo",
     noImplicitStart: "rejects calls after the server died with MCP_NOT_INITIALIZED and starts nothing until initialize()",
   }),
   ...testsOf("rubric/id-matching", {
@@ -195,7 +196,7 @@ const T = {
  */
 export const CONTRACT_RULES: ContractRule[] = [
   // The behaviour bullets, one rule per sentence.
-  { id: "handshake-sequence", quote: "and only then counts as initialized", tests: [T.happy, T.initializedAfter] },
+  { id: "handshake-sequence", quote: "and only then counts as initialized", tests: [T.happy, T.initializedAfter, T.initializeShape] },
   { id: "handshake-shared", quote: "Concurrent calls share one in-flight handshake", tests: [T.sharedInit] },
   { id: "handshake-failure", quote: "A failed handshake leaves `initialized` false and stops the child it started", tests: [T.badVersion, T.closeAfterFailedHandshake, T.failedHandshakeStops, T.exitInHandshake] },
   { id: "result-verbatim", quote: "`callTool` resolves with the JSON-RPC `result` exactly as the server sent it", tests: [T.happy, T.burst, T.splitCharacter, T.isErrorResult] },

@@ -8,7 +8,7 @@ import { runArbitrary } from "../../labs/33-mcp-lite/probes/model/run.ts";
 
 // The runs one seed draws, as text: options and operations of each.
 function drawn(seed: number): string[] {
-  return fc.sample(runArbitrary(12), { seed, numRuns: 6 }).map(([config, commands]) => `${JSON.stringify(config)} ${[...commands].map(String).join(" ; ")}`);
+  return fc.sample(runArbitrary(12), { seed, numRuns: 6 }).map(([config, split, commands]) => `${JSON.stringify(config)} ${JSON.stringify(split)} ${[...commands].map(String).join(" ; ")}`);
 }
 
 describe("the model probe's sequences", () => {

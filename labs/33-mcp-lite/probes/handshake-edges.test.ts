@@ -77,6 +77,20 @@ describe("rubric/handshake", () => {
     check(error?.code === "MCP_PROTOCOL_ERROR", pmsg("lineCapChars", { bytes: 1_100_050, chars: 1_100_050, max: 1_048_576, actual: codeOf(error) }));
   });
 
+  it("sends initialize with protocolVersion, capabilities and clientInfo, and refuses an answer without capabilities or serverInfo", async () => {
+    const ok = start();
+    await initialize(ok);
+    const params = received(ok.log(), "initialize")[0]?.params;
+    const info = params?.clientInfo;
+    const shaped = typeof params?.protocolVersion === "string" && params?.capabilities !== null && typeof params?.capabilities === "object"
+      && typeof info?.name === "string" && typeof info?.version === "string";
+    check(shaped, pmsg("initializeParams", { params: JSON.stringify(params) }));
+    const bad = start({ scenarios: ["bad-initialize"] });
+    const outcome = await startupWithin(bad, bad.client.initialize().then((v) => ({ v }), (e) => ({ e })), "initialize() answered without capabilities and serverInfo");
+    check("e" in outcome && outcome.e?.code === "MCP_PROTOCOL_ERROR", pmsg("badInitializeAccepted", { actual: "e" in outcome ? codeOf(outcome.e) : "resolved" }));
+    check(!bad.client.initialized, pmsg("stillInitialized"));
+  });
+
   it("stops the child after a handshake answered with a JSON-RPC error, and after one that timed out", async () => {
     for (const [scenario, why, options] of [
       ["error-initialize", "JSON-RPC error", {}],

@@ -43,6 +43,8 @@ const catalog = {
   defaultLineCap: { zh: "未设置 maxLineBytes 时上限应为默认的 1 MiB，{bytes} 字节的响应却没有原样 resolve：{actual}", en: "without maxLineBytes the cap is the default 1 MiB, yet an answer of {bytes} bytes did not resolve as sent: {actual}" },
   exitDuringHandshake: { zh: "服务器在握手中途退出时，initialize() 应以 MCP_PROCESS_EXIT reject，实际是 {actual}", en: "when the server exits during the handshake, initialize() should reject MCP_PROCESS_EXIT; got {actual}" },
   initializedAfterExit: { zh: "服务器在握手中途退出后 initialized 仍为 true", en: "initialized is still true after the server exited during the handshake" },
+  initializeParams: { zh: "initialize 请求的 params 应含字符串 protocolVersion、对象 capabilities 与 clientInfo {name, version}，实际是 {params}", en: "the initialize request's params should carry a string protocolVersion, an object capabilities and clientInfo {name, version}; got {params}" },
+  badInitializeAccepted: { zh: "initialize 的响应缺少 capabilities 与 serverInfo，握手应以 MCP_PROTOCOL_ERROR 失败，实际是 {actual}", en: "an initialize answer without capabilities and serverInfo should fail the handshake with MCP_PROTOCOL_ERROR; got {actual}" },
   failedHandshakeChild: { zh: "握手失败（{why}）后子进程 {pids} 没有被停止", en: "the child {pids} was not stopped after the handshake failed ({why})" },
   respawned: { zh: "服务器退出后，{label} 在没有 initialize() 的情况下又启动了服务器或发出了请求（{what}）；应以 MCP_NOT_INITIALIZED reject", en: "after the server died, {label} started a server or sent a request without initialize() ({what}); it should reject MCP_NOT_INITIALIZED" },
   busyAfterTimeouts: { zh: "maxPending={max} 的 {count} 个调用超时之后，新的调用应该成功，实际是 {actual}（超时、abort 等每种结束方式都要释放名额）", en: "after {count} calls timed out with maxPending={max}, a new call should succeed; got {actual} (every way a request ends frees its slot)" },

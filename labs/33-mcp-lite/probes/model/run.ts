@@ -34,15 +34,20 @@ function operations(): Array<fc.Arbitrary<Step>> {
 }
 
 /** The steps every run starts with (not drawn, so never shrunk away). */
-const PREFIX = (): Step[] => [
+const PREFIX = (split: { value: string; cut: number; seed: number }): Step[] => [
   new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
+  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Stall(),
+  new Hold(split.value, split.cut), new Release(split.seed),
 ];
+
+/** The tour's split answer: multi-byte text cut at a drawn byte. */
+const splits = fc.record({ value: wideText, cut: fc.integer({ min: 44, max: 120 }), seed: fc.nat(1000) });
 
 const configs: fc.Arbitrary<RunConfig> = fc.record({ maxPending: fc.constantFrom(2, 3), maxLineBytes: fc.constantFrom(2048, 2048, undefined) });
 
 /** The arbitrary of one run: client options and the operations, in order. */
 export function runArbitrary(maxCommands: number) {
-  return fc.tuple(configs, fc.commands(operations(), { maxCommands, size: "max" }));
+  return fc.tuple(configs, splits, fc.commands(operations(), { maxCommands, size: "max" }));
 }
 
 export interface ModelRunOptions {
@@ -59,7 +64,7 @@ function clientOptions(config: RunConfig, command: { executable: string; args: s
 }
 
 // Runs one sequence against a fresh client and fixture; a broken contract comes back as a Finding.
-async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Model, Real, boolean>>): Promise<Finding | undefined> {
+async function runOnce(config: RunConfig, split: { value: string; cut: number; seed: number }, commands: Iterable<fc.AsyncCommand<Model, Real, boolean>>): Promise<Finding | undefined> {
   const ws = createFixtureWorkspace("lab33-model-");
   const control = makeTempDir("lab33-model-control-");
   // Not named *.json: a hostile client that rewrites every .json file on a command line
@@ -73,10 +78,11 @@ async function runOnce(config: RunConfig, commands: Iterable<fc.AsyncCommand<Mod
     const model = new Model(config);
     const r = real;
     // Every sequence starts with the same tour: the three handshakes (refused, the server
-    // exiting during it, answered), big answers (a protocol fault under the cap), what the server got, a stderr flood, bad options, the defaults. The
+    // exiting during it, answered), big answers (a protocol fault under the cap), what the server got,
+    // pre-aborted calls, an isError result, a stalled stdin, an answer split at a drawn byte, a stderr flood, bad options, the defaults. The
     // drawn operations then meet a ready client (they may close it, crash its server, start another).
     // And every run ends with close(), with whatever is still held and calls made while it runs.
-    const checked = [...PREFIX(), ...commands, new Close()].map((c) => ({
+    const checked = [...PREFIX(split), ...commands, new Close()].map((c) => ({
       check: (m: Readonly<Model>) => c.check(m) as boolean,
       run: async (m: Model) => {
         steps.push(c.toString());
@@ -110,11 +116,11 @@ export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> 
   let last: Finding | undefined;
   let executions = 0;
   let spent = 0;
-  const property = fc.asyncProperty(runArbitrary(options.maxCommands), async ([config, commands]) => {
+  const property = fc.asyncProperty(runArbitrary(options.maxCommands), async ([config, split, commands]) => {
     if (last && spent >= options.shrinkBudget) return true; // budget used up: keep what was found
     executions += 1;
     const hangsBefore = hangs.count;
-    const finding = await runOnce(config, commands);
+    const finding = await runOnce(config, split, commands);
     if (last) spent += 1 + 3 * (hangs.count - hangsBefore);
     if (!finding) return true;
     last = finding;
