@@ -86,7 +86,7 @@ describe("rubric/handshake", () => {
       && typeof info?.name === "string" && typeof info?.version === "string";
     check(shaped, pmsg("initializeParams", { params: JSON.stringify(params) }));
     const bad = start({ scenarios: ["bad-initialize"] });
-    const outcome = await startupWithin(bad, bad.client.initialize().then((v) => ({ v }), (e) => ({ e })), "initialize() answered without capabilities and serverInfo");
+    const outcome = await startupWithin(bad, Promise.resolve().then(() => bad.client.initialize()).then((v) => ({ v }), (e) => ({ e })), "initialize() answered without capabilities and serverInfo");
     check("e" in outcome && outcome.e?.code === "MCP_PROTOCOL_ERROR", pmsg("badInitializeAccepted", { actual: "e" in outcome ? codeOf(outcome.e) : "resolved" }));
     check(!bad.client.initialized, pmsg("stillInitialized"));
   });
@@ -97,7 +97,7 @@ describe("rubric/handshake", () => {
       ["hang-initialize", "MCP_TIMEOUT", { timeoutMs: 300 }],
     ] as const) {
       const h = start({ scenarios: [scenario] }, options);
-      const failing = () => startupWithin(h, h.client.initialize().then(() => undefined, () => undefined), `initialize() (${why})`);
+      const failing = () => startupWithin(h, Promise.resolve().then(() => h.client.initialize()).then(() => undefined, () => undefined), `initialize() (${why})`);
       // Ending a handshake nobody answers is the deadline's job: TODO(timeout).
       await (scenario === "hang-initialize" ? needs("timeout", failing) : failing());
       check(!h.client.initialized, pmsg("stillInitialized"));

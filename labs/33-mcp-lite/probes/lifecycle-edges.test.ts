@@ -52,7 +52,7 @@ describe("rubric/lifecycle", () => {
     await initialize(h);
     const oldPid = h.client.pid;
     await settleWithin(h.client.callTool("echo", { value: "garbled", garble: true }), "callTool(echo) answered by [1,2,3]");
-    const restarted = await startupWithin(h, settled(h.client.initialize()), "initialize() after the protocol fault");
+    const restarted = await startupWithin(h, settled(Promise.resolve().then(() => h.client.initialize())), "initialize() after the protocol fault");
     check(restarted.status === "fulfilled", pmsg("staleExit", { what: `initialize() ${describeOutcome(restarted)}` }));
     await waitFor(() => oldPid === undefined || !isAlive(oldPid), "the old server exiting");
     const fresh = await settleWithin(h.client.callTool("echo", { value: "fresh" }), "callTool(echo) on the new server");
@@ -79,11 +79,16 @@ describe("rubric/lifecycle", () => {
 
   it("rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake", async () => {
     const h = start({ scenarios: ["exit-initialize"] });
-    const init = h.client.initialize();
-    init.catch(() => {});
+    let init: Promise<unknown> = new Promise(() => {});
     // Waited for on the server's clock (it must start and read initialize first); then the
-    // client has the usual hang deadline to notice the exit.
-    await startupWithin(h, serverGone(h), "the server exiting during the handshake");
+    // client has the usual hang deadline to notice the exit. initialize() is called inside the
+    // wait, so the wait sees the spawn and counts the start-up as the server's turn.
+    const started = Promise.resolve().then(() => {
+      init = h.client.initialize();
+      init.catch(() => {});
+      return serverGone(h);
+    });
+    await startupWithin(h, started, "the server exiting during the handshake");
     const error = await rejection(init, "initialize() against a server that exits");
     check(error?.code === "MCP_PROCESS_EXIT", pmsg("exitDuringHandshake", { actual: error?.code ?? String(error) }));
     check(!h.client.initialized, pmsg("initializedAfterExit"));
