@@ -5,7 +5,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
-  vitest: { configFile: "vitest.mutation.config.ts" },
+  // MUTATION_TESTS=grader (`npm run mutation -- --grader`): the lab's graded tests instead.
+  vitest: { configFile: process.env.MUTATION_TESTS === "grader" ? "vitest.grader-mutation.config.ts" : "vitest.mutation.config.ts" },
   mutate: [
     "labs/33-mcp-lite/solution/src/**/*.ts",
     ...["tool-adapter", "tool-schema", "server-manager", "server-manager-options", "heartbeat"].map((m) => `packages/extensions/src/${m}.ts`),

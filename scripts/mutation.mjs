@@ -4,6 +4,8 @@
 // it: tests/unit for every reference module but mcp-client.ts, which runs against the unit
 // and client tests and the hardening client guards; the package's unit tests for its
 // tool-adapter.ts, tool-schema.ts and server-manager.ts (vitest.mutation.config.ts).
+// `-- --grader` runs every reference module against the lab's graded tests instead (evidence
+// and probes as a grade runs them, vitest.grader-mutation.config.ts): the grader's own score.
 // Prints one line per module and a summary; exits 1 when a module scores under 90 %.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,12 +22,14 @@ const PACKAGE = "packages/extensions/src";
 // (heartbeat.ts and server-manager-options.ts were split out of server-manager.ts there.)
 const PACKAGE_MODULES = ["heartbeat.ts", "server-manager-options.ts", "server-manager.ts", "tool-adapter.ts", "tool-schema.ts"];
 
-const wanted = process.argv.slice(2).map((name) => basename(name));
-const modules = wanted.length > 0 ? wanted : [...readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort(), ...PACKAGE_MODULES];
+// --grader: the lab's graded tests (evidence and probes) are the only suite, for every module.
+const grader = process.argv.includes("--grader");
+const wanted = process.argv.slice(2).filter((arg) => arg !== "--grader").map((name) => basename(name));
+const modules = wanted.length > 0 ? wanted : [...readdirSync(SRC).filter((f) => f.endsWith(".ts")).sort(), ...(grader ? [] : PACKAGE_MODULES)];
 const rows = [];
 for (const module of modules) {
   const inPackage = PACKAGE_MODULES.includes(module);
-  const tests = inPackage ? "extensions" : NEEDS_PROCESS.has(module) ? "client" : "unit";
+  const tests = grader ? "grader" : inPackage ? "extensions" : NEEDS_PROCESS.has(module) ? "client" : "unit";
   const run = spawnSync("npx", ["stryker", "run", "--mutate", join(inPackage ? PACKAGE : SRC, module)], {
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, MUTATION_TESTS: tests },

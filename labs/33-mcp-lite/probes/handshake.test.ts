@@ -38,6 +38,7 @@ describe("rubric/handshake", () => {
     const log = ok.log();
     const answer = log.findIndex((e) => e.dir === "out" && e.msg?.result?.protocolVersion !== undefined);
     const note = log.findIndex((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
+    check(note !== -1, pmsg("initializedNeverSent"));
     check(note > answer && answer >= 0, pmsg("initializedTooEarly"));
 
     // A server that never answers initialize must never see notifications/initialized.

@@ -28,6 +28,19 @@ describe("rubric/process", () => {
       ["closeTimeoutMs: -1", { ...good, closeTimeoutMs: -1 }],
       ["maxLineBytes: 0", { ...good, maxLineBytes: 0 }],
       ["maxPending: 0", { ...good, maxPending: 0 }],
+      ["executable: 42", { ...good, executable: 42 }],
+      ['args: "x"', { ...good, args: "x" }],
+      ['timeoutMs: "1000"', { ...good, timeoutMs: "1000" }],
+      ["timeoutMs: NaN", { ...good, timeoutMs: Number.NaN }],
+      ["closeTimeoutMs: 0.5", { ...good, closeTimeoutMs: 0.5 }],
+      ["maxLineBytes: -1", { ...good, maxLineBytes: -1 }],
+      ["maxLineBytes: Infinity", { ...good, maxLineBytes: Number.POSITIVE_INFINITY }],
+      ["maxStderrBytes: -1", { ...good, maxStderrBytes: -1 }],
+      ["maxStderrBytes: 1.5", { ...good, maxStderrBytes: 1.5 }],
+      ['maxStderrBytes: "64"', { ...good, maxStderrBytes: "64" }],
+      ["maxPending: -3", { ...good, maxPending: -3 }],
+      ["maxPending: 2.5", { ...good, maxPending: 2.5 }],
+      ["env: { A: 1 }", { ...good, env: { A: 1 } }],
     ];
     resetSpawnCalls();
     for (const [option, options] of bad) {

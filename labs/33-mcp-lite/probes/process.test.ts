@@ -13,7 +13,9 @@ import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.
 import { alivePids, SEED, start } from "./support.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
-const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y"];
+const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y", "", "  padded  ", "中文 ünï", "--flag=a b"];
+/** Variables a server may get beyond the configured env: PATH and what a platform needs to start a program. */
+const PLATFORM_ENV = new Set(["PATH", "Path", "PATHEXT", "SystemRoot", "SystemDrive", "windir", "ComSpec", "TEMP", "TMP"]);
 const SECRET_NAME = "LAB33_PROBE_SECRET";
 
 describe("rubric/process", () => {
@@ -29,8 +31,11 @@ describe("rubric/process", () => {
     // Only what starts the server counts here (helpers of its own are probe/orphans' business).
     const script = command.args[0]!;
     const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
-    const direct = started.length > 0 && started.every((p) => p.command === command.executable && JSON.stringify(p.args) === JSON.stringify(command.args));
+    const direct = started.length > 0 && started.every((p) => p.command === command.executable);
     check(direct, pmsg("shellBetween", { what: started.map((p) => [p.command, ...p.args].join(" ")).join(" | ") || "nothing" }));
+    // The right program, but not the arguments it was given: they were changed on the way.
+    const changed = started.find((p) => JSON.stringify(p.args) !== JSON.stringify(command.args));
+    check(!changed, pmsg("argsMangled", { expected: JSON.stringify(command.args.slice(command.args.indexOf("--") + 1)), actual: JSON.stringify(changed?.args.slice(changed.args.indexOf("--") + 1)) }));
     const seen = (await within(h.client.callTool("inspect", {}), "callTool(inspect)")) as { content?: unknown; argv?: string[]; ppid?: number; parent?: { exe?: string; argv?: string[] } };
     // And from the server's side: its parent is the process the client runs in.
     check(seen?.ppid === clientProcessPid(), pmsg("notDirectChild", { parent: `${seen?.ppid} ${(seen?.parent?.argv ?? [seen?.parent?.exe]).join(" ")}` }));
@@ -51,6 +56,8 @@ describe("rubric/process", () => {
       check(env[SECRET_NAME] === undefined, pmsg("secretLeaked", { name: SECRET_NAME }));
       check(env.LAB33_GRADE_TOKEN === undefined, pmsg("secretLeaked", { name: "LAB33_GRADE_TOKEN" }));
       check(env.LAB33_GIVEN === "given", pmsg("envMissing", { name: "LAB33_GIVEN" }));
+      const extra = Object.keys(env).filter((name) => name !== "LAB33_GIVEN" && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
+      check(extra.length === 0, pmsg("envExtra", { names: extra.slice(0, 5).join(", ") }));
       check(seen?.cwd === cwd, pmsg("cwdIgnored", { expected: cwd, actual: seen?.cwd }));
     } finally {
       delete process.env[SECRET_NAME];

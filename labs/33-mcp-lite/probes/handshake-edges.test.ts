@@ -1,0 +1,127 @@
+// Rubric probe: 协议 (protocol), the sentences the first probes left unguarded: a result is
+// resolved exactly as sent even when a multi-byte character is split between two reads, and
+// when it says isError; maxLineBytes counts bytes, with its documented default; a failed
+// handshake of any kind stops the child;
+// and after the server died, only initialize() starts a server again.
+
+import { describe, it } from "vitest";
+import { check, initialize, needs, PENDING_MAP_TODO, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+import { alivePids, start } from "./support-edges.ts";
+
+/** A value of three-byte characters: a cut at any of three consecutive bytes splits one at least twice. */
+const WIDE = "中文字符分段".repeat(40);
+
+// Where two strings first differ, shown short: what the learner needs to see, not 600 characters.
+function firstDifference(expected: string, actual: string): { expected: string; actual: string } {
+  let at = 0;
+  while (at < expected.length && expected[at] === actual[at]) at += 1;
+  const from = Math.max(0, at - 4);
+  return { expected: JSON.stringify(expected.slice(from, at + 6)), actual: JSON.stringify(actual.slice(from, at + 6)) };
+}
+
+function codeOf(outcome: unknown): string {
+  return (outcome as { code?: string })?.code ?? String(outcome);
+}
+
+describe("rubric/handshake", () => {
+  it("resolves a result exactly as sent when a multi-byte character is split between two reads", async () => {
+    const h = start();
+    await initialize(h);
+    // The server writes the head of the held answer in the same write as release's answer
+    // (so the client has read it when release resolves) and the rest only after the next
+    // request arrives: the line always reaches the client in two reads. Of three consecutive
+    // cut points, at least two fall inside a character.
+    for (const cut of [100, 101, 102]) {
+      const label = `callTool(echo) cut at byte ${cut}`;
+      const call = h.client.callTool("echo", { value: WIDE, hold: true, cut });
+      // The answers around the split one are id matching's business.
+      await needs(PENDING_MAP_TODO, () => within(h.client.callTool("release", {}), "callTool(release)"));
+      await needs(PENDING_MAP_TODO, () => within(h.client.callTool("echo", { value: "next" }), "callTool(echo next)"));
+      const got = (await within(call, label)) as { content?: unknown };
+      const actual = typeof got?.content === "string" ? got.content : JSON.stringify(got);
+      if (actual === "next" || (got as { released?: unknown })?.released !== undefined) {
+        await needs(PENDING_MAP_TODO, async () => check(false, pmsg("wrongAnswer", { label, expected: "the held answer", actual: JSON.stringify(got) })));
+      }
+      check(actual === WIDE, pmsg("resultChanged", { label, ...firstDifference(WIDE, actual) }));
+    }
+  });
+
+  it("resolves a tool result with isError: true exactly as sent", async () => {
+    const h = start();
+    await initialize(h);
+    const label = "callTool(echo, isError: true)";
+    const outcome = await settleWithin(h.client.callTool("echo", { value: "tool said no", isError: true }), label);
+    check(outcome.status === "fulfilled", pmsg("isErrorRejected", { actual: outcome.status === "rejected" ? codeOf(outcome.reason) : "" }));
+    const expected = { content: "tool said no", isError: true };
+    check(JSON.stringify(outcome.value) === JSON.stringify(expected), pmsg("resultChanged", { label, expected: JSON.stringify(expected), actual: JSON.stringify(outcome.value) }));
+  });
+
+  it("counts maxLineBytes in bytes: a line of multi-byte text over the cap in bytes is a protocol fault", async () => {
+    const max = 1_000;
+    const h = start({}, { maxLineBytes: max });
+    await initialize(h);
+    const value = "中".repeat(400); // 1200 bytes, 400 characters
+    const error = await rejection(h.client.callTool("echo", { value }), "callTool(echo 1200 bytes)");
+    check(error?.code === "MCP_PROTOCOL_ERROR", pmsg("lineCapChars", { bytes: Buffer.byteLength(value) + 50, chars: value.length + 50, max, actual: codeOf(error) }));
+  });
+
+  it("accepts answer lines up to the default maxLineBytes of 1 MiB and refuses longer ones", async () => {
+    const h = start();
+    await initialize(h);
+    const big = "x".repeat(900_000);
+    const outcome = await settleWithin(h.client.callTool("echo", { value: big }), "callTool(echo 900 kB)");
+    const ok = outcome.status === "fulfilled" && (outcome.value as { content?: unknown })?.content === big;
+    check(ok, pmsg("defaultLineCap", { bytes: big.length, actual: outcome.status === "rejected" ? codeOf(outcome.reason) : "a different value" }));
+    const error = await rejection(h.client.callTool("echo", { value: "y".repeat(1_100_000) }), "callTool(echo 1.1 MB)");
+    check(error?.code === "MCP_PROTOCOL_ERROR", pmsg("lineCapChars", { bytes: 1_100_050, chars: 1_100_050, max: 1_048_576, actual: codeOf(error) }));
+  });
+
+  it("sends initialize with protocolVersion, capabilities and clientInfo, and refuses an answer without capabilities or serverInfo", async () => {
+    const ok = start();
+    await initialize(ok);
+    const params = received(ok.log(), "initialize")[0]?.params;
+    const info = params?.clientInfo;
+    const shaped = typeof params?.protocolVersion === "string" && params?.capabilities !== null && typeof params?.capabilities === "object"
+      && typeof info?.name === "string" && typeof info?.version === "string";
+    check(shaped, pmsg("initializeParams", { params: JSON.stringify(params) }));
+    const bad = start({ scenarios: ["bad-initialize"] });
+    const outcome = await startupWithin(bad, Promise.resolve().then(() => bad.client.initialize()).then((v) => ({ v }), (e) => ({ e })), "initialize() answered without capabilities and serverInfo");
+    check("e" in outcome && outcome.e?.code === "MCP_PROTOCOL_ERROR", pmsg("badInitializeAccepted", { actual: "e" in outcome ? codeOf(outcome.e) : "resolved" }));
+    check(!bad.client.initialized, pmsg("stillInitialized"));
+  });
+
+  it("stops the child after a handshake answered with a JSON-RPC error, and after one that timed out", async () => {
+    for (const [scenario, why, options] of [
+      ["error-initialize", "JSON-RPC error", {}],
+      ["hang-initialize", "MCP_TIMEOUT", { timeoutMs: 300 }],
+    ] as const) {
+      const h = start({ scenarios: [scenario] }, options);
+      const failing = () => startupWithin(h, Promise.resolve().then(() => h.client.initialize()).then(() => undefined, () => undefined), `initialize() (${why})`);
+      // Ending a handshake nobody answers is the deadline's job: TODO(timeout).
+      await (scenario === "hang-initialize" ? needs("timeout", failing) : failing());
+      check(!h.client.initialized, pmsg("stillInitialized"));
+      // An error answer means the server ran (its pid is recorded); a short deadline may stop
+      // it before it recorded anything, which is fine too: nothing of it may be alive.
+      const answered = scenario === "error-initialize";
+      await waitFor(() => (!answered || h.pids().length > 0) && alivePids(h).length === 0, "the child stopping").catch(() => {
+        throw new Error(pmsg("failedHandshakeChild", { why, pids: alivePids(h).join(", ") }));
+      });
+    }
+  });
+
+  it("rejects calls after the server died with MCP_NOT_INITIALIZED and starts nothing until initialize()", async () => {
+    const h = start();
+    await initialize(h);
+    await needs("exit", () => rejection(h.client.callTool("exit", { code: 3 }), "callTool(exit)"));
+    for (const [label, call] of [
+      ["callTool(echo)", () => h.client.callTool("echo", { value: "after the exit" })],
+      ["listTools()", () => h.client.listTools()],
+    ] as const) {
+      const outcome = await rejection(Promise.resolve().then(call), `${label} after the server died`).catch((e: Error) => e);
+      const spawned = h.pids().length > 1 || received(h.log(), "initialize").length > 1;
+      const what = spawned ? `${h.pids().length} servers started` : codeOf(outcome);
+      check(!spawned && outcome?.code === "MCP_NOT_INITIALIZED", pmsg("respawned", { label, what }));
+    }
+  });
+});

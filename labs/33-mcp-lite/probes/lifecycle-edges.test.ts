@@ -1,0 +1,114 @@
+// Rubric probe: 生命周期 (lifecycle), the sentences the first probes left unguarded: every way
+// a request ends frees its maxPending slot; a call queued behind a full stdin still times
+// out; a server that exits during the handshake fails it at once; the old server's exit cannot touch the server a new initialize() started; calls made
+// while close() runs are refused with CLIENT_CLOSED; a pre-aborted signal is honoured by
+// every method that takes one.
+
+import { describe, it } from "vitest";
+import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
+import { pmsg } from "./messages.ts";
+import { serverGone, start } from "./support-edges.ts";
+import { isAlive } from "../../../fixtures/index.ts";
+
+// The outcome of a promise as a value, so a rejection can be looked at instead of thrown.
+function settled<T>(promise: Promise<T>): Promise<{ status: string; value?: T; reason?: any }> {
+  return promise.then((value) => ({ status: "fulfilled", value }), (reason) => ({ status: "rejected", reason }));
+}
+
+function describeOutcome(outcome: { status: string; value?: unknown; reason?: any }): string {
+  return outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
+}
+
+describe("rubric/lifecycle", () => {
+  it("frees the maxPending slot of every call that timed out", async () => {
+    const max = 2;
+    const h = start({}, { maxPending: max });
+    await initialize(h);
+    for (let i = 0; i < max; i++) {
+      expectCode(await rejection(h.client.callTool("never", { n: i }, { timeoutMs: 50 }), `callTool(never #${i + 1}, 50 ms)`), "MCP_TIMEOUT", `callTool(never #${i + 1})`);
+    }
+    const outcome = await settleWithin(Promise.resolve().then(() => h.client.callTool("echo", { value: "room again" })), "callTool(echo) after the timeouts");
+    check(outcome.status === "fulfilled", pmsg("busyAfterTimeouts", { max, count: max, actual: describeOutcome(outcome) }));
+  });
+
+  it("times out a call queued behind a server that stopped reading its stdin", async () => {
+    const h = start();
+    await initialize(h);
+    await within(h.client.callTool("stall", {}), "callTool(stall)");
+    // Each call is bigger than the pipe: the first fills it, the others wait in the client.
+    const big = "z".repeat(200_000);
+    const calls = [1, 2, 3].map((n) => h.client.callTool("echo", { value: big, n }, { timeoutMs: 200 }));
+    const outcomes = await Promise.all(calls.map((call, i) => settleWithin(call, `queued call #${i + 1}`)));
+    outcomes.forEach((outcome, i) => {
+      const ok = outcome.status === "rejected" && outcome.reason?.code === "MCP_TIMEOUT";
+      check(ok, pmsg("queuedNoTimeout", { label: `call #${i + 1}`, actual: describeOutcome(outcome) }));
+    });
+    check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "MCP_TIMEOUT", count: h.client.pendingCount }));
+  });
+
+  it("keeps the new server's state when the old one exits after a new initialize()", async () => {
+    // Every server of this probe takes 500 ms to exit after SIGTERM.
+    const h = start({ scenarios: ["slow-exit"], sigtermDelayMs: 500 });
+    await initialize(h);
+    const oldPid = h.client.pid;
+    await settleWithin(h.client.callTool("echo", { value: "garbled", garble: true }), "callTool(echo) answered by [1,2,3]");
+    const restarted = await startupWithin(h, settled(Promise.resolve().then(() => h.client.initialize())), "initialize() after the protocol fault");
+    check(restarted.status === "fulfilled", pmsg("staleExit", { what: `initialize() ${describeOutcome(restarted)}` }));
+    await waitFor(() => oldPid === undefined || !isAlive(oldPid), "the old server exiting");
+    const fresh = await settleWithin(h.client.callTool("echo", { value: "fresh" }), "callTool(echo) on the new server");
+    check(h.client.initialized, pmsg("staleExit", { what: "initialized is false" }));
+    check(fresh.status === "fulfilled", pmsg("staleExit", { what: `callTool(echo) ${describeOutcome(fresh)}` }));
+  });
+
+  it("refuses every call made while close() runs with CLIENT_CLOSED and starts nothing", async () => {
+    const h = start({ scenarios: ["slow-exit"], sigtermDelayMs: 300 });
+    await initialize(h);
+    const before = h.pids().length;
+    const closing = h.client.close();
+    for (const [label, call] of [
+      ["callTool(echo)", () => h.client.callTool("echo", { value: "during close" })],
+      ["listTools()", () => h.client.listTools()],
+      ["initialize()", () => h.client.initialize()],
+    ] as const) {
+      const outcome = await settleWithin(Promise.resolve().then(call), `${label} during close()`);
+      check(outcome.status === "rejected" && outcome.reason?.code === "CLIENT_CLOSED", pmsg("duringClose", { label, actual: describeOutcome(outcome) }));
+    }
+    await within(closing, "close()", 10_000);
+    check(h.pids().length === before, pmsg("startedDuringClose", { what: h.pids().slice(before).join(", ") }));
+  });
+
+  it("rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake", async () => {
+    const h = start({ scenarios: ["exit-initialize"] });
+    let init: Promise<unknown> = new Promise(() => {});
+    // Waited for on the server's clock (it must start and read initialize first); then the
+    // client has the usual hang deadline to notice the exit. initialize() is called inside the
+    // wait, so the wait sees the spawn and counts the start-up as the server's turn.
+    const started = Promise.resolve().then(() => {
+      init = h.client.initialize();
+      init.catch(() => {});
+      return serverGone(h);
+    });
+    await startupWithin(h, started, "the server exiting during the handshake");
+    const error = await rejection(init, "initialize() against a server that exits");
+    check(error?.code === "MCP_PROCESS_EXIT", pmsg("exitDuringHandshake", { actual: error?.code ?? String(error) }));
+    check(!h.client.initialized, pmsg("initializedAfterExit"));
+  });
+
+  it("rejects listTools() and callTool() with an already aborted signal with MCP_ABORTED and writes nothing", async () => {
+    const h = start();
+    await initialize(h);
+    const aborted = new AbortController();
+    aborted.abort(new Error("stopped before it began"));
+    for (const [label, call] of [
+      ["listTools()", () => h.client.listTools({ signal: aborted.signal })],
+      ["callTool(echo)", () => h.client.callTool("echo", { value: "pre-aborted" }, { signal: aborted.signal })],
+    ] as const) {
+      const outcome = await settleWithin(Promise.resolve().then(call), `${label} with an aborted signal`);
+      check(outcome.status === "rejected" && outcome.reason?.code === "MCP_ABORTED", pmsg("preAborted", { label, actual: describeOutcome(outcome) }));
+    }
+    // Everything written before this answer is in the log.
+    await within(h.client.callTool("echo", { value: "after" }), "callTool(echo after)");
+    const wrote = received(h.log(), "tools/list").length + received(h.log(), "tools/call").filter((m) => m.params?.arguments?.value === "pre-aborted").length;
+    check(wrote === 0, pmsg("wroteAborted", { label: "listTools()/callTool()" }));
+  });
+});

@@ -1,0 +1,254 @@
+// The model's operations that are calls to a running server: answered at once, held and
+// released in a seeded order (one answer cut inside its bytes), timed out, aborted before and
+// during, answered with a JSON-RPC error, the server exiting or breaking protocol mid-flight,
+// and a server that stops reading its stdin. Each checks its outcome against the model and
+// updates the model.
+
+import type { AsyncCommand } from "fast-check";
+import { received, waitFor } from "../../tests/support.ts";
+import { expectOutcome, gate, settledLater, startCall, type Expected } from "./expect.ts";
+import { expectNoListeners, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
+
+// The base of every operation: always runnable (the model says what a call must do in any state).
+export abstract class Step implements AsyncCommand<Model, Real, boolean> {
+  check(_m: Readonly<Model>): boolean {
+    return true;
+  }
+  abstract run(m: Model, r: Real): Promise<void>;
+  abstract toString(): string;
+}
+
+// Ends every held call with the same rejection (exit, protocol fault, close) and forgets them.
+export async function failHeld(m: Model, r: Real, code: string, dimension: Dimension, why: string): Promise<void> {
+  for (const held of m.held) {
+    const outcome = await settle(r.held.get(held.tag)!, `held call ${held.tag}`);
+    expectOutcome(outcome, { code }, dimension, `held call ${held.tag} (${why})`);
+  }
+  m.held = [];
+  r.held.clear();
+}
+
+// A server that went away (exit, protocol fault): nothing is initialized and no server runs.
+function serverGone(m: Model): void {
+  m.initialized = false;
+  m.serverRunning = false;
+}
+
+// A call that is refused before anything is written gets exactly the gate's code.
+async function gated(m: Model, call: ReturnType<typeof startCall>, step: string): Promise<boolean> {
+  if (!call.gate) return false;
+  expectOutcome(await settle(call.outcome, step), { code: call.gate.code }, call.gate.dimension, step);
+  return true;
+}
+
+export class Echo extends Step {
+  constructor(readonly value: string, readonly isError: boolean, readonly notify: boolean) {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const call = startCall(m, r, "echo", { value: this.value, isError: this.isError, notify: this.notify });
+    if (await gated(m, call, step)) return;
+    const content = this.isError ? { content: this.value, isError: true } : { content: this.value };
+    // The answer line is its result plus about 40 bytes; the generator keeps values far from the cap.
+    const tooLong = Buffer.byteLength(JSON.stringify(content)) + 40 > m.lineCap;
+    const expected: Expected = tooLong ? { code: "MCP_PROTOCOL_ERROR" } : { value: content };
+    expectOutcome(await settle(call.outcome, step), expected, "rubric/handshake", step, [{ content: "stray" }, ...m.held.map((h) => ({ content: h.value }))]);
+    if (!tooLong) return;
+    await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", "a line over maxLineBytes");
+    serverGone(m);
+  }
+  toString(): string {
+    const v = this.value.length > 24 ? `${JSON.stringify(this.value.slice(0, 12))}…(${Buffer.byteLength(this.value)} B)` : JSON.stringify(this.value);
+    return `callTool("echo", { value: ${v}${this.isError ? ", isError: true" : ""}${this.notify ? ", notify: true" : ""} })`;
+  }
+}
+
+/** 1200 three-byte characters: 3600 bytes, over a 2048-byte cap only when counted in bytes. */
+const WIDE = "中".repeat(1200);
+/** Over a 64 KiB cap, well under the default 1 MiB. */
+const HUGE = "x".repeat(200_000);
+
+// Two big answers: one of multi-byte text, one of 200 kB. Under a 2048-byte cap the first is a
+// protocol fault (and the second is refused: no server); under the default 1 MiB both resolve.
+export class Big extends Step {
+  async run(m: Model, r: Real): Promise<void> {
+    await new Echo(WIDE, false, false).run(m, r);
+    await new Echo(HUGE, false, false).run(m, r);
+  }
+  toString(): string {
+    return `callTool("echo", { value: "中" × 1200 }), then callTool("echo", { value: "x" × 200000 })`;
+  }
+}
+
+export class Hold extends Step {
+  constructor(readonly value: string, readonly cut: number | undefined) {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const call = startCall(m, r, "echo", { value: this.value, hold: true, ...(this.cut === undefined ? {} : { cut: this.cut }) });
+    if (await gated(m, call, step)) return;
+    m.held.push({ tag: call.tag, value: this.value, isError: false });
+    r.held.set(call.tag, call.outcome);
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), "the server receiving the held call").catch(() => {});
+  }
+  toString(): string {
+    return `callTool("echo", { value: ${JSON.stringify(this.value)}, hold: true${this.cut === undefined ? "" : `, cut: ${this.cut}`} })`;
+  }
+}
+
+export class Release extends Step {
+  constructor(readonly seed: number) {
+    super();
+  }
+  override check(m: Readonly<Model>): boolean {
+    return m.held.length > 0 && m.held.length < m.config.maxPending;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const release = startCall(m, r, "release", { seed: this.seed });
+    if (await gated(m, release, step)) return;
+    expectOutcome(await settle(release.outcome, step), { value: { released: m.held.length } }, "rubric/id-matching", step);
+    // The next request lets the server send the rest of a cut answer.
+    const flush = startCall(m, r, "echo", { value: "flush" });
+    expectOutcome(await settle(flush.outcome, `${step} + echo "flush"`), { value: { content: "flush" } }, "rubric/id-matching", `${step} + echo "flush"`);
+    const values = m.held.map((h) => ({ content: h.value }));
+    for (const held of m.held) {
+      const label = `held call ${held.tag} (value ${JSON.stringify(held.value)})`;
+      expectOutcome(await settle(r.held.get(held.tag)!, label), { value: { content: held.value } }, "rubric/handshake", label, values);
+    }
+    m.held = [];
+    r.held.clear();
+  }
+  toString(): string {
+    return `callTool("release", { seed: ${this.seed} }) // the server answers every held call, shuffled`;
+  }
+}
+
+export class Timeout extends Step {
+  constructor(readonly ms: number) {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const signal = new AbortController().signal;
+    const call = startCall(m, r, "never", {}, { timeoutMs: this.ms, signal });
+    if (await gated(m, call, step)) return;
+    expectOutcome(await settle(call.outcome, step), { code: "MCP_TIMEOUT" }, "rubric/lifecycle", step);
+    expectNoListeners(signal, step);
+  }
+  toString(): string {
+    return `callTool("never", {}, { timeoutMs: ${this.ms} })`;
+  }
+}
+
+export class Abort extends Step {
+  constructor(readonly when: "before" | "during", readonly method: "callTool" | "listTools") {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const controller = new AbortController();
+    if (this.when === "before") return this.before(m, r, controller, step);
+    const call = startCall(m, r, "never", {}, { signal: controller.signal });
+    if (await gated(m, call, step)) return;
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), "the server receiving the call").catch(() => {});
+    controller.abort(new Error("stopped by the model"));
+    expectOutcome(await settle(call.outcome, step), { code: "MCP_ABORTED" }, "rubric/lifecycle", step);
+    expectNoListeners(controller.signal, step);
+  }
+  private async before(m: Model, r: Real, controller: AbortController, step: string): Promise<void> {
+    controller.abort(new Error("stopped before it began"));
+    const g = gate(m);
+    // Closed wins; before initialize either refusal is right; otherwise only MCP_ABORTED (or BUSY when full).
+    const codes = m.closed ? ["CLIENT_CLOSED"] : !m.initialized ? ["MCP_ABORTED", "MCP_NOT_INITIALIZED"] : g ? ["MCP_ABORTED", g.code] : ["MCP_ABORTED"];
+    if (this.method === "listTools") {
+      const outcome = await settle(settledLater(Promise.resolve().then(() => r.client.listTools({ signal: controller.signal }))), step);
+      return expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
+    }
+    const tag = r.tag();
+    m.unwritten.set(tag, { why: "its signal was already aborted", dimension: "rubric/lifecycle" });
+    const outcome = await settle(settledLater(Promise.resolve().then(() => r.client.callTool("echo", { value: "pre-aborted", t: tag }, { signal: controller.signal }))), step);
+    expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
+  }
+  toString(): string {
+    const call = this.method === "listTools" ? "listTools({ signal })" : `callTool(${this.when === "before" ? '"echo"' : '"never"'}, {}, { signal })`;
+    return this.when === "before" ? `${call} // signal already aborted` : `${call}, then abort() while it is in flight`;
+  }
+}
+
+export class Fail extends Step {
+  constructor(readonly code: number) {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const call = startCall(m, r, "fail", { code: this.code, message: "refused by the model", data: { n: this.code } });
+    if (await gated(m, call, step)) return;
+    const outcome = await settle(call.outcome, step);
+    try {
+      expectOutcome(outcome, { code: "MCP_ERROR" }, "rubric/lifecycle", step);
+    } catch (error) {
+      // Settling (never hanging) is lifecycle's business; rejecting with MCP_ERROR is TODO(remote-error)'s.
+      if (error instanceof Violation && outcome.status === "fulfilled") error.needs = "remote-error";
+      throw error;
+    }
+    const remote = outcome.status === "rejected" ? outcome.reason?.remoteCode : undefined;
+    expectOutcome({ status: "rejected", reason: { code: remote === this.code ? "ok" : `remoteCode ${remote}` } }, { code: "ok" }, "rubric/lifecycle", `${step}: remoteCode`);
+  }
+  toString(): string {
+    return `callTool("fail", { code: ${this.code} }) // a JSON-RPC error`;
+  }
+}
+
+export class Crash extends Step {
+  constructor(readonly how: "exit" | "garble", readonly again: boolean) {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: 300 };
+    const call = startCall(m, r, this.how === "exit" ? "exit" : "echo", args);
+    if (await gated(m, call, step)) return;
+    const [code, dimension, why]: [string, Dimension, string] = this.how === "exit" ? ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"] : ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"];
+    expectOutcome(await settle(call.outcome, step), { code }, dimension, step);
+    await failHeld(m, r, code, dimension, why);
+    serverGone(m);
+    // The faulted server takes 300 ms to exit: the next initialize() must wait for it.
+    m.dying = this.how === "garble";
+    if (this.again) await this.reinitialize(m, r);
+  }
+  toString(): string {
+    const crash = this.how === "exit" ? 'callTool("exit", { code: 3 }) // the server exits mid-flight' : 'callTool("echo", { garble: true }) // the server answers [1,2,3], then exits slowly';
+    return this.again ? `${crash}; then at once initialize()` : crash;
+  }
+  // Set by lifecycle.ts (which imports this module): a new handshake right after the crash.
+  static reinit: (m: Model, r: Real) => Promise<void> = async () => {};
+  private reinitialize(m: Model, r: Real): Promise<void> {
+    return Crash.reinit(m, r);
+  }
+}
+
+export class Stall extends Step {
+  override check(m: Readonly<Model>): boolean {
+    return m.held.length === 0;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const stall = startCall(m, r, "stall", {});
+    if (await gated(m, stall, step)) return;
+    expectOutcome(await settle(stall.outcome, step), { value: { stalled: true } }, "rubric/lifecycle", step);
+    // Each is bigger than the pipe: the first fills it, the second waits in the client.
+    const pad = "z".repeat(200_000);
+    const calls = [1, 2].map((n) => startCall(m, r, "never", { pad, n }, { timeoutMs: 100 }));
+    for (const [i, call] of calls.entries()) {
+      expectOutcome(await settle(call.outcome, `${step}: queued call #${i + 1}`), { code: "MCP_TIMEOUT" }, "rubric/lifecycle", `${step}: queued call #${i + 1}`);
+    }
+    const pid = r.client.pid;
+    if (pid !== undefined) process.kill(pid, "SIGUSR2"); // the fixture reads again
+  }
+  toString(): string {
+    return 'callTool("stall") // the server stops reading stdin; then two 200 kB calls with timeoutMs 100';
+  }
+}

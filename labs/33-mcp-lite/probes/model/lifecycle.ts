@@ -1,0 +1,183 @@
+// The model's operations around the server's life: initialize() (the fixture answers, refuses
+// or exits, as the step says), what the server got (arguments, environment), a stderr flood
+// past the cap, options the constructor must refuse, and close() with calls made while it runs.
+
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
+import { startupWithin, waitFor } from "../../tests/support.ts";
+import { Crash, failHeld, Step } from "./calls.ts";
+import { expectOutcome, settledLater, startCall } from "./expect.ts";
+import { mmsg } from "./messages.ts";
+import { serverGone } from "../support-edges.ts";
+import { expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Model, type Real } from "./model.ts";
+
+export class Init extends Step {
+  constructor(readonly mode: "answer" | "error" | "exit") {
+    super();
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const call = () => settledLater(Promise.resolve().then(() => r.client.initialize()));
+    if (m.closed) return expectOutcome(await settle(call(), step), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", step);
+    if (m.initialized) {
+      const inits = () => r.log().filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
+      const before = inits();
+      const outcome = await settle(call(), step);
+      expectThat(outcome.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve (already initialized)", actual: outcome.status === "rejected" ? outcome.reason?.code : "" });
+      expectThat(inits() === before, "rubric/handshake", "outcome", { step, expected: "no second initialize request", actual: `${inits() - before} more` });
+      return;
+    }
+    r.handshake(this.mode);
+    const pending = call();
+    // A server that exits during the handshake: its exit is the server's turn, noticing it the client's.
+    if (this.mode === "exit") await startupWithin(r, Promise.race([pending, serverGone(r)]), step).catch(() => {});
+    const outcome = this.mode === "exit" ? await settle(pending, step) : await startupWithin(r, pending, step).catch((error: Error) => {
+      hangs.count += 1;
+      return { status: "rejected" as const, reason: { code: `(${error.message})` } };
+    });
+    r.handshake("answer");
+    // A restart after a protocol fault, while the old server still goes away, is lifecycle's.
+    const restart = m.dying;
+    m.dying = false;
+    if (this.mode === "answer") return this.answered(m, r, step, outcome, restart);
+    // An exit rejecting what is pending is lifecycle's sentence, during the handshake too.
+    const dimension = restart || this.mode === "exit" ? "rubric/lifecycle" : "rubric/handshake";
+    expectOutcome(outcome, { code: this.mode === "exit" ? "MCP_PROCESS_EXIT" : ["MCP_ERROR", "MCP_PROTOCOL_ERROR"] }, dimension, step);
+    await expectNoServer(r, step).catch(() => {
+      throw new Violation("rubric/handshake", mmsg("alive", { step: `${step} (a failed handshake stops its child)`, pids: r.pids().filter(isAlive).join(", ") }));
+    });
+  }
+  private async answered(m: Model, r: Real, step: string, outcome: Awaited<ReturnType<typeof settle>>, restart: boolean): Promise<void> {
+    const busy = outcome.status === "rejected" && outcome.reason?.code === "MCP_BUSY";
+    const dimension = restart || busy ? "rubric/lifecycle" : "rubric/handshake";
+    expectThat(outcome.status === "fulfilled", dimension, "outcome", { step, expected: "resolve { protocolVersion, capabilities, serverInfo }", actual: outcome.status === "rejected" ? `reject ${outcome.reason?.code ?? outcome.reason}` : "" });
+    // The notice was written before initialize() resolved; the server logs it once it read it.
+    const noticed = () => {
+      const log = r.log();
+      const answer = log.findLastIndex((e) => e.dir === "out" && e.msg?.result?.protocolVersion !== undefined);
+      return answer >= 0 && log.findLastIndex((e) => e.dir === "in" && e.msg?.method === "notifications/initialized") > answer;
+    };
+    await waitFor(noticed, "the server reading notifications/initialized").catch(() => {});
+    expectThat(noticed(), "rubric/handshake", "noNotice", { step });
+    if (restart) {
+      // The old server exits now; its exit must not touch the new one.
+      const pid = r.client.pid;
+      await waitFor(() => r.pids().filter((p) => p !== pid && isAlive(p)).length === 0, "the old server exiting").catch(() => {});
+      expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
+    }
+    m.initialized = true;
+    m.serverRunning = true;
+  }
+  toString(): string {
+    return this.mode === "answer" ? "initialize()" : `initialize() // the server ${this.mode === "error" ? "answers a JSON-RPC error" : "exits during the handshake"}`;
+  }
+}
+
+Crash.reinit = (m, r) => new Init("answer").run(m, r);
+
+export class Inspect extends Step {
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const call = startCall(m, r, "inspect", { only: ["argv", "env"] });
+    const outcome = await settle(call.outcome, step);
+    if (call.gate) return expectOutcome(outcome, { code: call.gate.code }, call.gate.dimension, step);
+    expectThat(outcome.status === "fulfilled", "rubric/process", "outcome", { step, expected: "resolve", actual: outcome.status === "rejected" ? outcome.reason?.code : "" });
+    const seen = (outcome.value ?? {}) as { argv?: string[]; env?: Record<string, string> };
+    const argv = seen.argv ?? [];
+    const after = argv.slice(argv.indexOf("--") + 1);
+    expectThat(JSON.stringify(after) === JSON.stringify(ODD_ARGS), "rubric/process", "inspectArgs", { step, expected: JSON.stringify(ODD_ARGS), actual: JSON.stringify(after) });
+    const extra = Object.keys(seen.env ?? {}).filter((name) => !(name in GIVEN_ENV) && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
+    expectThat(extra.length === 0, "rubric/process", "inspectEnv", { step, names: extra.slice(0, 5).join(", ") });
+  }
+  toString(): string {
+    return 'callTool("inspect") // what the server got: argv and env';
+  }
+}
+
+export class Stderr extends Step {
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const call = startCall(m, r, "stderr", { bytes: 1_000_000 });
+    const outcome = await settle(call.outcome, step);
+    if (call.gate) return expectOutcome(outcome, { code: call.gate.code }, call.gate.dimension, step);
+    expectOutcome(outcome, { value: { written: 1_000_000 } }, "rubric/process", step);
+  }
+  toString(): string {
+    return 'callTool("stderr", { bytes: 1000000 }) // far past maxStderrBytes; answered once stderr took it all';
+  }
+}
+
+// A second client with every option at its default (its own fixture, so its ids and
+// processes stay apart): a 200 kB answer is far under the default 1 MiB line cap.
+export class Defaults extends Step {
+  async run(_m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const ws = createFixtureWorkspace("lab33-model-defaults-");
+    const client = new McpClient(ws.command({ selfDestructMs: 60_000 }));
+    try {
+      const init = await startupWithin(ws, settledLater(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const value = "x".repeat(200_000);
+      expectOutcome(await settle(settledLater(client.callTool("echo", { value })), step), { value: { content: value } }, "rubric/handshake", `${step}: callTool("echo", { value: "x" × 200000 })`);
+    } finally {
+      const closed = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the default client");
+      await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
+    }
+    void r;
+  }
+  toString(): string {
+    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), close()';
+  }
+}
+
+/** Options the constructor must refuse, each next to otherwise good ones. */
+const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
+  ["maxStderrBytes: -1", { maxStderrBytes: -1 }],
+  ["maxPending: 0", { maxPending: 0 }],
+  ["timeoutMs: 0", { timeoutMs: 0 }],
+  ["closeTimeoutMs: -5", { closeTimeoutMs: -5 }],
+  ["maxLineBytes: 1.5", { maxLineBytes: 1.5 }],
+  ['args: [""] and 7', { args: ["", 7] }],
+  ['executable: ""', { executable: "" }],
+];
+
+export class BadOptions extends Step {
+  async run(_m: Model, r: Real): Promise<void> {
+    for (const [label, bad] of BAD_OPTIONS) {
+      let actual = "no error";
+      try {
+        new McpClient({ executable: process.execPath, args: ["-e", ""], ...bad } as never);
+      } catch (error) {
+        actual = (error as { code?: string })?.code ?? String(error);
+      }
+      expectThat(actual === "MCP_INVALID_ARGUMENT", "rubric/process", "badOption", { step: `new McpClient({ ${label} })`, actual });
+    }
+    void r;
+  }
+  toString(): string {
+    return `new McpClient(...) with each of: ${BAD_OPTIONS.map(([label]) => label).join("; ")}`;
+  }
+}
+
+export class Close extends Step {
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const closing = settledLater(Promise.resolve().then(() => r.client.close()));
+    if (!m.closed) {
+      const during = startCall({ ...m, closed: true } as Model, r, "echo", { value: "during close" });
+      m.unwritten.set(during.tag, { why: "close() was running", dimension: "rubric/lifecycle" });
+      expectOutcome(await settle(during.outcome, "callTool during close()"), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "callTool(echo) while close() runs");
+      const init = await settle(settledLater(Promise.resolve().then(() => r.client.initialize())), "initialize() during close()");
+      expectOutcome(init, { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "initialize() while close() runs");
+      await failHeld(m, r, "CLIENT_CLOSED", "rubric/lifecycle", "close()");
+    }
+    const closed = await settle(closing, step);
+    expectOutcome(closed, { value: undefined }, "rubric/process", step);
+    const alive = r.pids().filter(isAlive);
+    expectThat(alive.length === 0, "rubric/process", "alive", { step: `${step} resolved`, pids: alive.join(", ") });
+    Object.assign(m, { closed: true, initialized: false, serverRunning: false, dying: false });
+  }
+  toString(): string {
+    return "close() // and, while it runs, callTool() and initialize()";
+  }
+}

@@ -1,0 +1,32 @@
+// What the model-based probe tells the learner, in Simplified Chinese (default) or English.
+
+import { filler } from "../../../../grader/message-template.ts";
+
+const catalog = {
+  outcome: { zh: "{step}：按契约应为 {expected}，实际是 {actual}", en: "{step}: the contract says {expected}; got {actual}" },
+  otherAnswer: { zh: "{step}：拿到了另一个调用的结果 {actual}（应为 {expected}）", en: "{step}: got another call's answer {actual} (expected {expected})" },
+  pending: { zh: "{step} 之后 pendingCount 是 {actual}，按模型应为 {expected}", en: "after {step}, pendingCount is {actual}; the model says {expected}" },
+  initialized: { zh: "{step} 之后 initialized 是 {actual}，按模型应为 {expected}", en: "after {step}, initialized is {actual}; the model says {expected}" },
+  ids: { zh: "请求 id 不是严格递增的整数：服务器依次收到 {ids}", en: "request ids are not strictly increasing integers: the server received {ids}" },
+  wrote: { zh: "{step}：这个请求不应被写给服务器（{why}），服务器却收到了它", en: "{step}: this request must not reach the server ({why}), yet the server received it" },
+  alive: { zh: "{step} 之后，按契约不应再有服务器进程，进程 {pids} 仍然存活", en: "after {step}, no server process should be left, yet {pids} are alive" },
+  noNotice: { zh: "{step}：握手成功，服务器却没有在 initialize 响应之后收到 notifications/initialized", en: "{step}: the handshake succeeded, but the server never got notifications/initialized after the initialize answer" },
+  listeners: { zh: "{step} 之后 AbortSignal 上还有 {count} 个 abort 监听器", en: "after {step}, {count} abort listener(s) remain on the AbortSignal" },
+  inspectArgs: { zh: "{step}：参数没有原样到达服务器：发送 {expected}，收到 {actual}", en: "{step}: the arguments did not arrive verbatim: sent {expected}, received {actual}" },
+  inspectEnv: { zh: "{step}：评分进程环境里的 {names} 到达了服务器（只允许 PATH、平台必需的变量和配置的 env）", en: "{step}: {names} from the grader's environment reached the server (only PATH, what the platform needs and the configured env may)" },
+  badOption: { zh: "{step}：new McpClient(...) 应同步抛出 MCP_INVALID_ARGUMENT，实际是 {actual}", en: "{step}: new McpClient(...) should throw MCP_INVALID_ARGUMENT at once; got {actual}" },
+  header: {
+    zh: "基于模型的一致性探针（fast-check，种子 {seed}）找到一个违反契约的操作序列，已缩减为 {count} 步，第 {failing} 步出错：",
+    en: "The model-based conformance probe (fast-check, seed {seed}) found a sequence of operations that breaks the contract, shrunk to {count} steps; step {failing} fails:",
+  },
+  config: { zh: "客户端选项：{options}", en: "client options: {options}" },
+  violation: { zh: "问题：{message}", en: "what went wrong: {message}" },
+  trace: { zh: "服务器看到的线路记录（→ 客户端发给服务器，← 服务器发给客户端，最后 {count} 条）：", en: "wire trace as the server saw it (→ client to server, ← server to client; last {count}):" },
+  replay: { zh: "重现：npm run grade -- --seed {seed}（同一种子总是得到同一序列）", en: "replay: npm run grade -- --seed {seed} (one seed always gives the same sequence)" },
+  elsewhere: { zh: "模型探针发现的问题属于 {dimension}，见那一项", en: "the model probe's finding belongs to {dimension}; see that check" },
+} as const;
+
+export type ModelMessage = keyof typeof catalog;
+
+/** Fills a model-probe message in the chosen language (default LANG). */
+export const mmsg = filler<ModelMessage>(catalog);

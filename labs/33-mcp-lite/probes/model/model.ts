@@ -1,0 +1,155 @@
+// The model of CONTRACT §1 the model-based probe checks a client against: what the client
+// should be (initialized, closed, which calls are pending, whether a server should run) and
+// the real client beside it (through the §1 API only) with the fixture's records. Every
+// finding is a Violation charged to the rubric dimension whose sentence it breaks.
+
+import { writeFileSync } from "node:fs";
+import { isAlive, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
+import { abortListeners, settleWithin, waitFor, type Settled } from "../../tests/support.ts";
+import { mmsg, type ModelMessage } from "./messages.ts";
+
+export type Dimension = "rubric/id-matching" | "rubric/lifecycle" | "rubric/process" | "rubric/handshake";
+export const DIMENSIONS: Dimension[] = ["rubric/id-matching", "rubric/lifecycle", "rubric/process", "rubric/handshake"];
+
+/** A broken sentence of the contract, charged to one dimension. */
+export class Violation extends Error {
+  /** The TODO this finding leans on, when another check grades its cause. */
+  needs?: string;
+  constructor(readonly dimension: Dimension, message: string) {
+    super(message);
+    this.name = "Violation";
+  }
+}
+
+// Throws a Violation unless the condition holds.
+export function expectThat(ok: unknown, dimension: Dimension, key: ModelMessage, params: Record<string, unknown>): asserts ok {
+  if (!ok) throw new Violation(dimension, mmsg(key, params));
+}
+
+/** Client options of one run (the rest are the contract's defaults). */
+export interface RunConfig {
+  maxPending: number;
+  /** Undefined: the default, 1 MiB. */
+  maxLineBytes?: number;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+/** Arguments every model server gets after "--": what a shell or a trim would change. */
+export const ODD_ARGS = ["", "  padded  ", "two words", "中文", "$HOME"];
+export const GIVEN_ENV = { LAB33_MODEL_GIVEN: "given" };
+/** Variables a server may get beyond the configured env. */
+export const PLATFORM_ENV = new Set(["PATH", "Path", "PATHEXT", "SystemRoot", "SystemDrive", "windir", "ComSpec", "TEMP", "TMP"]);
+
+/** A held echo the model expects to be answered later. */
+export interface Held {
+  tag: string;
+  value: string;
+  isError: boolean;
+}
+
+export class Model {
+  initialized = false;
+  closed = false;
+  /** A server the client started should be running. */
+  serverRunning = false;
+  /** Calls held by the fixture, in the order they were made. */
+  held: Held[] = [];
+  /** tools/list requests that may have reached the server. */
+  lists = 0;
+  /** A server that broke protocol is still going away (slowly, on purpose): the next initialize() must wait for it. */
+  dying = false;
+  /** Tags of calls that must never reach the server, with why. */
+  readonly unwritten = new Map<string, { why: string; dimension: Dimension }>();
+  constructor(readonly config: RunConfig) {}
+  get lineCap(): number {
+    return this.config.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  }
+}
+
+export interface ClientUnderTest {
+  readonly pendingCount: number;
+  readonly pid: number | undefined;
+  readonly initialized: boolean;
+  initialize(): Promise<unknown>;
+  listTools(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+  callTool(name: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** The real side: the client, its fixture workspace, and what is still in flight. */
+export class Real {
+  readonly held = new Map<string, Promise<Settled<unknown>>>();
+  private tags = 0;
+  constructor(readonly client: ClientUnderTest, readonly ws: FixtureWorkspace, private readonly controlFile: string) {}
+  /** A fresh tag for the next call, so the log tells which call reached the server. */
+  tag(): string {
+    this.tags += 1;
+    return `m${this.tags}`;
+  }
+  /** Decides the next server's handshake (the fixture reads this when initialize arrives). */
+  handshake(mode: "answer" | "error" | "exit"): void {
+    writeFileSync(this.controlFile, JSON.stringify({ initialize: mode }));
+  }
+  log(): LogEntry[] {
+    return this.ws.log();
+  }
+  pids(): number[] {
+    return this.ws.pids();
+  }
+}
+
+/** Waits that ended at the hang deadline so far (a hang costs more of the shrink budget). */
+export const hangs = { count: 0 };
+
+// Turns a settled outcome into a short description for a message.
+export function describe(outcome: Settled<unknown>): string {
+  if (outcome.status === "fulfilled") {
+    const text = JSON.stringify(outcome.value) ?? "undefined";
+    return `resolve ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`;
+  }
+  return `reject ${outcome.reason?.code ?? String(outcome.reason)}`;
+}
+
+// Waits (with the hang detector) for an outcome made by settledLater; a hang is an outcome too.
+export async function settle(outcome: Promise<Settled<unknown>>, label: string): Promise<Settled<unknown>> {
+  try {
+    const waited = await settleWithin(outcome, label);
+    if (waited.status === "fulfilled") return waited.value;
+    return { status: "rejected", reason: waited.reason };
+  } catch (error) {
+    hangs.count += 1;
+    return { status: "rejected", reason: { code: `(${(error as Error).message})` } };
+  }
+}
+
+// The checks that hold after every step, whatever it was.
+export async function checkInvariants(m: Model, r: Real, step: string): Promise<void> {
+  expectThat(r.client.pendingCount === m.held.length, "rubric/lifecycle", "pending", { step, actual: r.client.pendingCount, expected: m.held.length });
+  expectThat(r.client.initialized === m.initialized, "rubric/lifecycle", "initialized", { step, actual: r.client.initialized, expected: m.initialized });
+  const log = r.log();
+  const ids = log.filter((e) => e.dir === "in" && e.msg?.id !== undefined && typeof e.msg?.method === "string").map((e) => e.msg.id);
+  const increasing = ids.every((id, i) => Number.isSafeInteger(id) && (i === 0 || id > ids[i - 1]));
+  expectThat(increasing, "rubric/id-matching", "ids", { ids: JSON.stringify(ids.slice(-12)) });
+  for (const entry of log) {
+    const tag = entry.dir === "in" ? entry.msg?.params?.arguments?.t : undefined;
+    const banned = typeof tag === "string" ? m.unwritten.get(tag) : undefined;
+    if (banned) throw new Violation(banned.dimension, mmsg("wrote", { step, why: banned.why }));
+  }
+  const lists = log.filter((e) => e.dir === "in" && e.msg?.method === "tools/list").length;
+  expectThat(lists <= m.lists, "rubric/lifecycle", "wrote", { step, why: "listTools() with an aborted signal" });
+  if (!m.serverRunning && !m.dying) await expectNoServer(r, step);
+}
+
+// Every server the client started is gone, or goes within the hang deadline (the client stops it).
+export async function expectNoServer(r: Real, step: string): Promise<void> {
+  const alive = () => r.pids().filter(isAlive);
+  await waitFor(() => alive().length === 0, "the servers stopping").catch(() => {
+    throw new Violation("rubric/process", mmsg("alive", { step, pids: alive().join(", ") }));
+  });
+}
+
+// No abort listener is left on a signal whose call ended.
+export function expectNoListeners(signal: AbortSignal, step: string): void {
+  const count = abortListeners(signal);
+  expectThat(count === 0, "rubric/lifecycle", "listeners", { step, count });
+}
