@@ -106,6 +106,9 @@ function testsOf<K extends string>(check: string, titles: Record<K, string>): Re
   return Object.fromEntries(Object.entries<string>(titles).map(([name, test]) => [name, { check, test }])) as Record<K, { check: string; test: string }>;
 }
 
+/** The model-based probe's test title (probes/model.test.ts), the same in every dimension. */
+const MODEL_TEST = "conforms to the contract model over seeded random sequences of operations";
+
 const T = {
   ...testsOf("evidence/happy-path", { happy: "initializes, lists the echo tool, calls it, and close() leaves no process" }),
   ...testsOf("evidence/out-of-order", { outOfOrder: "matches a fast answer to the fast call while the slow call waits, then the slow one" }),
@@ -163,6 +166,11 @@ const T = {
     closeAfterFailedHandshake: "leaves no process, grandchildren included, once close() resolves after a failed handshake",
     stderrDrained: "keeps reading the server's stderr after maxStderrBytes is reached",
   }),
+  // The model-based probe: one test per rubric dimension, all of one title.
+  ...testsOf("rubric/id-matching", { modelIds: MODEL_TEST }),
+  ...testsOf("rubric/lifecycle", { modelLifecycle: MODEL_TEST }),
+  ...testsOf("rubric/process", { modelProcess: MODEL_TEST }),
+  ...testsOf("rubric/handshake", { modelHandshake: MODEL_TEST }),
   ...testsOf("homework/bounded-stderr", { stderrTail: "keeps a UTF-8 safe tail of at most maxStderrBytes" }),
 };
 
@@ -244,16 +252,16 @@ const todos: TodoDef[] = [
     section: "7.1–7.4",
     lesson: `${LESSON}#pending-record`,
     checks: ["evidence/out-of-order", "rubric/id-matching", "rubric/lifecycle", "rubric/handshake"],
-    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure],
+    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure, T.busyFreed, T.isErrorResult, T.modelIds],
   },
-  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout"], tests: [T.timeout] },
+  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"], tests: [T.timeout, T.queuedTimeout] },
   {
     tag: "abort",
     title: { zh: "AbortSignal：预先取消与运行中取消", en: "AbortSignal: before and during the call" },
     section: "7.6",
     lesson: LESSON_SECTIONS.abort,
     checks: ["evidence/abort", "rubric/lifecycle"],
-    tests: [T.abort, T.race, T.cleanEndings],
+    tests: [T.abort, T.race, T.cleanEndings, T.preAbortedEvery],
     blame: LISTENER_LEFT,
   },
   {
@@ -270,15 +278,15 @@ const todos: TodoDef[] = [
     section: "7.8",
     lesson: LESSON_SECTIONS.handshake,
     checks: ["evidence/happy-path", "rubric/handshake"],
-    tests: [T.happy, T.notInitialized, T.sharedInit, T.initializedAfter, T.badVersion],
+    tests: [T.happy, T.notInitialized, T.sharedInit, T.initializedAfter, T.badVersion, T.initializeShape, T.failedHandshakeStops, T.noImplicitStart, T.modelHandshake],
   },
   {
     tag: "exit",
     title: { zh: "进程退出拒绝全部 pending，错误带退出码与 stderr 尾部", en: "process exit rejects every pending call, with the exit code and the stderr tail" },
     section: "7.9",
     lesson: LESSON_SECTIONS.processExit,
-    checks: ["evidence/server-exit", "rubric/lifecycle"],
-    tests: [T.serverExit, T.cleanExitClose],
+    checks: ["evidence/server-exit", "rubric/lifecycle", "rubric/process"],
+    tests: [T.serverExit, T.cleanExitClose, T.exitInHandshake, T.oldExit, T.stderrDrained, T.modelLifecycle],
   },
   {
     tag: "close",
@@ -286,7 +294,7 @@ const todos: TodoDef[] = [
     section: "7.10",
     lesson: LESSON_SECTIONS.close,
     checks: ["rubric/process", "probe/orphans", "rubric/lifecycle"],
-    tests: [T.closeWaits, T.grandchild, T.sigkill, T.closeAfterFault, T.closeAfterFailedHandshake],
+    tests: [T.closeWaits, T.grandchild, T.sigkill, T.closeAfterFault, T.closeAfterFailedHandshake, T.duringClose, T.modelProcess],
     blame: CLEAN_SHUTDOWN,
   },
   {
@@ -303,7 +311,7 @@ const todos: TodoDef[] = [
     section: "7.12",
     lesson: `${LESSON}#framing`,
     checks: ["rubric/handshake"],
-    tests: [T.oversizedTitle],
+    tests: [T.oversizedTitle, T.splitCharacter, T.lineCapBytes, T.lineCapDefault],
   },
   { tag: "stderr", title: { zh: "有界 stderr（作业）", en: "bounded stderr (homework)" }, section: "7.13", lesson: `${LESSON}#stderr`, checks: ["homework/bounded-stderr"] },
   { tag: "notifications", title: { zh: "服务器通知（作业）", en: "server notifications (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/notifications"] },

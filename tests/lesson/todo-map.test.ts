@@ -77,7 +77,7 @@ describe("every graded test belongs to exactly one TODO", () => {
     }
     expect(problems).toEqual([]);
     const first = todos[0]!.tag;
-    for (const id of ["code-busy", "option-max-pending"]) expect(CONTRACT_RULES.find((r) => r.id === id)!.tests.map((t) => owner(t.check, t.test))).toEqual([first]);
+    for (const id of ["code-busy", "option-max-pending"]) expect([...new Set(CONTRACT_RULES.find((r) => r.id === id)!.tests.map((t) => owner(t.check, t.test)))]).toEqual([first]);
     const input = CONTRACT_RULES.find((r) => r.id === "code-invalid-argument")!.tests.find((t) => t.test.includes("bad input"))!;
     expect(owner(input.check, input.test)).toBe(first);
   });

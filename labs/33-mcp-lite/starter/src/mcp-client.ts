@@ -17,7 +17,7 @@
 //      写之前：校验调用输入（工具名是非空字符串、参数是普通对象、timeoutMs 是正整数，否则 MCP_INVALID_ARGUMENT，
 //      见 validate.ts 与 options.ts 的 resolveCallTimeout），
 //      在途数已达 maxPending 就以 MCP_BUSY 拒绝（§7.2、§7.14）；写失败也走同一个 settle。
-//   2  timeout                       §7.5       evidence/timeout
+//   2  timeout                       §7.5       evidence/timeout, rubric/lifecycle
 //      每个请求一个计时器，到期经由 settle 以 MCP_TIMEOUT reject 并删除记录；迟到的响应不复活。
 //   3  abort                         §7.6       evidence/abort, rubric/lifecycle
 //      预先 abort 的 signal 直接 MCP_ABORTED 且不写请求；运行中 abort 走同一个 settle；正常完成也要摘监听器。
@@ -29,9 +29,10 @@
 //      initialize 成功前 listTools / callTool 以 MCP_NOT_INITIALIZED 拒绝且不写任何东西；并发 initialize
 //      共享一次握手；检查回答，协议版本必须在 SUPPORTED_PROTOCOL_VERSIONS 里（版本协商是必做的，
 //      rubric/handshake 会检查），否则失败并停掉子进程；之后才发 notifications/initialized。
-//   6  exit                          §7.9       evidence/server-exit, rubric/lifecycle
+//   6  exit                          §7.9       evidence/server-exit, rubric/lifecycle, rubric/process
 //      子进程退出时所有 pending 以 MCP_PROCESS_EXIT reject（带 exitCode、signal 和 stderr 尾部：要保留
-//      服务器写到 stderr 的内容，不能丢掉），initialized 复位，之后 initialize() 可以启动新进程。
+//      服务器写到 stderr 的内容，不能丢掉；stderr 超过上限后也要继续读走，否则服务器会卡住），
+//      initialized 复位，之后 initialize() 可以启动新进程。
 //   7  close                         §7.10      rubric/process, probe/orphans, rubric/lifecycle
 //      close() 幂等：先拒绝新请求、以 CLIENT_CLOSED 拒绝所有 pending，再 SIGTERM，closeTimeoutMs 后 SIGKILL，
 //      等到 exit 才 resolve；并发 close() 共享同一次关闭。任何测试收尾时 close() 没做好，都记在这一项上。
@@ -39,7 +40,8 @@
 //      spawn 不经 shell（已给出），参数原样传递，环境变量白名单；程序不存在或不可执行时 MCP_SPAWN_FAILED；
 //      服务器自成进程组，关闭时整组回收。
 //   9  framing                       §7.12      rubric/handshake
-//      按字节分行，整行进入内存前执行 maxLineBytes：超长行是协议故障（rubric/handshake 的 oversized 一项）。
+//      按字节分行，整行进入内存前执行 maxLineBytes（按字节计）：超长行是协议故障（rubric/handshake 的
+//      oversized 一项）；多字节字符可能跨两次读取，要用 StringDecoder 或按整行解码。
 //   以下不影响通过与否（作业加分，见 ../../homework/README.md）：
 //  10  stderr                        §7.13      homework/bounded-stderr
 //  11  notifications                 §10        homework/notifications
