@@ -107,7 +107,7 @@ export interface Payload {
 export function startPayload(options: PayloadOptions): Payload {
   if (options.sandbox === "none") return startUnsandboxed(options);
   const flags = options.sandbox === "user" ? ["--user", "--map-root-user", ...BASE_FLAGS] : BASE_FLAGS;
-  const child = spawn("/usr/bin/unshare", [...flags, process.execPath, NS_INIT], {
+  const child = spawn(...dieWithGrader(["/usr/bin/unshare", ...flags, process.execPath, NS_INIT]), {
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
@@ -123,11 +123,20 @@ export function startPayload(options: PayloadOptions): Payload {
 // the channel; there is no report.
 function startUnsandboxed(options: PayloadOptions): Payload {
   const command = existsSync(PRLIMIT) ? [PRLIMIT, `--fsize=${PAYLOAD_FILE_BYTES}`, "--", ...options.command] : options.command;
-  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
+  const child = spawn(...dieWithGrader(command), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
   child.stdin!.on("error", () => {});
   child.stdin!.write(options.input);
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
 }
+
+// The payload is SIGKILLed when the grader dies, however it dies (a platform's hard stop
+// kills the grader's process group, and the payload has a group of its own): PR_SET_PDEATHSIG
+// through setpriv, where util-linux has it. In the sandbox that takes the whole namespace.
+function dieWithGrader(command: string[]): [string, string[]] {
+  const all = existsSync(SETPRIV) ? [SETPRIV, "--pdeathsig", "KILL", "--", ...command] : command;
+  return [all[0]!, all.slice(1)];
+}
+const SETPRIV = "/usr/bin/setpriv";
 
 // What ns-init needs to build the sandbox and start the payload in it.
 function nsInitConfig(options: PayloadOptions) {

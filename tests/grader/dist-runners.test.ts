@@ -145,7 +145,7 @@ describe("Exercism test runner (grader/platforms/exercism/run.sh)", () => {
         return false;
       }
     });
-    expect(alive).toEqual([]);
+    expect(alive.map((pid) => { try { return pid + ' ' + readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 200); } catch { return pid; } })).toEqual([]);
     expect(readdirSync(temp).filter((name) => name.startsWith("lab33-"))).toEqual([]);
   }, STEP_TIMEOUT_MS);
 

@@ -13,7 +13,7 @@ import { DIMENSIONS } from "./model/model.ts";
 import { runModel, type ModelVerdict } from "./model/run.ts";
 
 /** Runs per grade (LAB_MODEL_RUNS overrides, for the benchmark); bounded by count, never by time. */
-const RUNS = Number(process.env.LAB_MODEL_RUNS ?? 4);
+const RUNS = Number(process.env.LAB_MODEL_RUNS ?? 2);
 const MAX_COMMANDS = 24;
 const SHRINK_BUDGET = 12;
 
