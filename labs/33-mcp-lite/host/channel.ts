@@ -16,7 +16,6 @@ const projectRoot = join(here, "..", "..", "..");
 /** How long a synchronous request may wait for the host before the test calls it stuck (ms). */
 export const HOST_ANSWER_MS = Number(process.env.LAB_HOST_ANSWER_MS ?? 10_000);
 const SAB_BYTES = 16 * 1024 * 1024;
-const SETPRIV = "/usr/bin/setpriv";
 
 /** Pids of the host processes this worker started (the grader's stray check skips them). */
 export const HOST_PIDS: Set<number> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
@@ -63,11 +62,7 @@ export class HostChannel {
     // In the host every resolution must stay inside the submission's copy (nothing of the
     // harness loads after the submission does).
     if (env.LAB_CONFINE) env.LAB_CONFINE_STRICT = "1";
-    // On Linux the host dies with the bridge thread that started it (PR_SET_PDEATHSIG through
-    // setpriv), so a test worker killed outright never leaves a host running, not even one whose
-    // submission spins without ever yielding.
-    const reaped = existsSync(SETPRIV) ? [SETPRIV, "--pdeathsig", "KILL", "--", ...command] : command;
-    this.worker = new Worker(join(here, "bridge.mjs"), { workerData: { sab, command: reaped, env, cwd: process.cwd(), maxLine: MAX_HOST_LINE_BYTES } });
+    this.worker = new Worker(join(here, "bridge.mjs"), { workerData: { sab, command, env, cwd: process.cwd(), maxLine: MAX_HOST_LINE_BYTES } });
     this.worker.unref();
     this.worker.on("message", (message) => this.onMessage(message));
     this.worker.on("error", (error) => this.fail(`the bridge to the client's host failed: ${error.message}`));

@@ -8,7 +8,7 @@ import * as local from "../tests/observers.ts";
 import * as recorder from "../probes/spawn-recorder.ts";
 import type { SpawnCall } from "../probes/spawn-recorder.ts";
 import { currentHost, decodeValue } from "./channel.ts";
-import { signalId } from "./proxy.ts";
+import { signalId } from "./signals.ts";
 import { realSetTimeout, untracked } from "../tests/observers.ts";
 
 /** True when the client under test runs in a host process of its own. */

@@ -5,6 +5,7 @@
 // nothing of the submission is ever loaded in the test worker.
 
 import { decodeValue, hostChannel, rebuild, type HostChannel } from "./channel.ts";
+import { idFor } from "./signals.ts";
 import { packArgs, type Encoded } from "./wire.ts";
 
 export class McpError extends Error {
@@ -22,24 +23,13 @@ export class McpError extends Error {
 
 const asError = (encoded: any) => rebuild(encoded, (message) => (encoded?.mcp ? new McpError(message) : new Error(message)));
 
-// Signals are mirrored in the host: each caller's signal gets an id, and its abort is
-// forwarded (in order with every other request) the moment it fires here.
-const signalIds = new WeakMap<AbortSignal, number>();
-let nextSignal = 0;
-
-/** The host's id of a signal handed to the client (undefined when never handed over). */
-export function signalId(signal: AbortSignal): number | undefined {
-  return signalIds.get(signal);
-}
+// Signals are mirrored in the host: each caller's signal gets an id (signals.ts), and its
+// abort is forwarded (in order with every other request) the moment it fires here.
+export { signalId } from "./signals.ts";
 
 function placeholder(channel: HostChannel, signal: AbortSignal) {
-  let id = signalIds.get(signal);
-  if (id === undefined) {
-    id = ++nextSignal;
-    signalIds.set(signal, id);
-    const sent = id;
-    if (!signal.aborted) signal.addEventListener("abort", () => void channel.send({ t: "abort", signal: sent, args: packArgs([signal.reason]) }), { once: true });
-  }
+  const { id, isNew } = idFor(signal);
+  if (isNew && !signal.aborted) signal.addEventListener("abort", () => void channel.send({ t: "abort", signal: id, args: packArgs([signal.reason]) }), { once: true });
   return { $signal: id, aborted: signal.aborted, reason: signal.aborted ? String(signal.reason) : undefined };
 }
 
@@ -69,9 +59,14 @@ function withCallbacks(channel: HostChannel, args: unknown[]): unknown[] {
 }
 
 /** A value the submission's entry module exports besides the classes (read once, at import). */
-function exported<T>(name: string): T {
-  const reply = hostChannel().request({ t: "export", name });
-  return (reply.ok ? decodeValue(reply.value) : undefined) as T;
+function exported<T>(name: string): T | undefined {
+  try {
+    const reply = hostChannel().request({ t: "export", name });
+    return (reply.ok ? decodeValue(reply.value) : undefined) as T;
+  } catch {
+    // No host could start (no submission to host): the export is missing, as it would be.
+    return undefined;
+  }
 }
 
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] | undefined = exported("SUPPORTED_PROTOCOL_VERSIONS");
