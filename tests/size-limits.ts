@@ -3,6 +3,18 @@
 // lines, no function or method over ~50. Functions are found by their layout (the code is
 // formatted: a body closes with "}" at the indentation its header opened at).
 
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** Every source module under `dir` (TypeScript and plain-Node .mjs), as absolute paths. */
+export function sourceModules(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceModules(full);
+    return /\.(ts|mjs)$/.test(entry.name) ? [full] : [];
+  });
+}
+
 export const MAX_MODULE_LINES = 310;
 export const MAX_FUNCTION_LINES = 50;
 

@@ -1,20 +1,14 @@
 // The grader's modules import one another without a cycle (type-only imports included), so
 // each one can be read, and tested, on top of the ones below it: a madge-like walk of the
 // relative imports and re-exports of every module under grader/.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceModules } from "../size-limits.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const GRADER = join(ROOT, "grader");
 
-function modules(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) return modules(full);
-    return /\.(ts|mjs)$/.test(entry.name) ? [full] : [];
-  });
-}
 
 // The grader modules one module imports or re-exports from (relative specifiers only).
 export function importsOf(file: string, source: string): string[] {
@@ -42,7 +36,7 @@ export function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 describe("the grader's imports", () => {
-  const graph = new Map(modules(GRADER).map((file) => [file, importsOf(file, readFileSync(file, "utf8"))]));
+  const graph = new Map(sourceModules(GRADER).map((file) => [file, importsOf(file, readFileSync(file, "utf8"))]));
 
   it("are seen by the walk (type-only imports and re-exports included)", () => {
     const of = (name: string) => (graph.get(join(GRADER, name)) ?? []).map((p) => relative(GRADER, p));

@@ -1,24 +1,16 @@
 // Size limits of the grader, so a newcomer can read each step at a glance: no module of
 // grader/ over ~300 lines, no function or method over ~50 (tests/size-limits.ts finds them).
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { functionLengths, longFunctions, MAX_MODULE_LINES } from "../size-limits.ts";
+import { functionLengths, longFunctions, MAX_MODULE_LINES, sourceModules } from "../size-limits.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const GRADER = join(ROOT, "grader");
 
-// Every source module under grader/ (TypeScript and the plain-Node .mjs helpers).
-function modules(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) return modules(full);
-    return /\.(ts|mjs)$/.test(entry.name) ? [relative(ROOT, full)] : [];
-  });
-}
 
 describe("the grader's size limits", () => {
-  const files = modules(GRADER);
+  const files = sourceModules(GRADER).map((file) => relative(ROOT, file));
 
   it("measures the grader's modules and their functions (the checker sees them)", () => {
     expect(files).toContain("grader/grade.ts");
