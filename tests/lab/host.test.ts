@@ -78,6 +78,34 @@ describe("the host channel", () => {
     expect(() => channel.request({ t: "get", client: 1 })).toThrow(HostError);
   });
 
+  it("hands the client what the test did in one turn in one turn of the host, the request that follows included", async () => {
+    // Each callTool notes whether a turn of the host's event loop has ended since the first
+    // one: two calls made back to back (and a getter read right after) must not be parted
+    // by the host reading anything in between, or a fast server's answer could come first.
+    const entry = submission(
+      "turns",
+      `export class McpClient { calls = []; ended = false; get pendingCount() { return this.calls.length; }
+        callTool(name) { if (this.calls.length === 0) setImmediate(() => (this.ended = true)); this.calls.push(name + ":" + this.ended); return Promise.resolve(this.calls.slice()); } }`,
+    );
+    const channel = new HostChannel(entry);
+    try {
+      expect(channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toMatchObject({ ok: true });
+      const first = channel.send({ t: "call", client: 1, op: "callTool", args: packArgs(["a"]) });
+      const second = channel.send({ t: "call", client: 1, op: "callTool", args: packArgs(["b"]) });
+      const third = channel.send({ t: "call", client: 1, op: "callTool", args: packArgs(["c"]) });
+      // The request travels with the three sends: it sees all of them, and no turn in between.
+      expect(channel.request({ t: "get", client: 1 })).toMatchObject({ ok: true, state: { pendingCount: encodeValue(3) } });
+      const outcomes = await Promise.all([first, second, third]);
+      expect(decodeValue(outcomes[2].value)).toEqual(["a:false", "b:false", "c:false"]);
+      // A send made in a later turn is a later turn for the host too.
+      await new Promise((resolve) => setImmediate(resolve));
+      const later = await channel.send({ t: "call", client: 1, op: "callTool", args: packArgs(["d"]) });
+      expect(decodeValue(later.value)).toEqual(["a:false", "b:false", "c:false", "d:true"]);
+    } finally {
+      channel.stop();
+    }
+  });
+
   it("gives up on a host that never answers, within its answer deadline, and stops it", () => {
     const entry = submission("stuck", `export class McpClient { constructor() { for (;;) {} } }`);
     const channel = new HostChannel(entry, { answerMs: 3_000 });

@@ -99,11 +99,13 @@ port.on("message", (/** @type {any} */ message) => {
     host.kill("SIGKILL");
     return;
   }
-  if (message.sync) syncSeqs.add(message.seq);
-  if (ended) {
-    if (message.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
-    else port.postMessage({ t: "settled", seq: message.seq, ok: false, gone: true, exit });
-    return;
+  // A batch is one line: the host handles all of it in one turn of its event loop.
+  const messages = message.t === "batch" ? message.messages : [message];
+  for (const each of messages) {
+    if (each.sync) syncSeqs.add(each.seq);
+    if (!ended) continue;
+    if (each.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
+    else port.postMessage({ t: "settled", seq: each.seq, ok: false, gone: true, exit });
   }
-  socket.write(`${JSON.stringify(message)}\n`);
+  if (!ended) socket.write(`${JSON.stringify(message)}\n`);
 });

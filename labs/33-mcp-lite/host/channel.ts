@@ -2,7 +2,11 @@
 // process, started on first use (and again after it died), through the bridge thread.
 // request() is synchronous (Atomics.wait on the bridge's answer, bounded); send() is not:
 // its outcome comes back as a "settled" message. Both keep one order, the order they were
-// made in, so a getter read after a call sees the host after that call.
+// made in, so a getter read after a call sees the host after that call. And what the test
+// does in one turn of its event loop the host does in one turn of its own: sends are
+// batched until this turn ends (or until the next request, which travels with them), and
+// the host handles a batch without reading anything in between. Two calls made back to
+// back reach the client back to back, as they would in one process, whatever the load.
 
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -43,6 +47,9 @@ export class HostChannel {
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
   private readonly answerMs: number;
+  /** Sends made in this turn of the event loop, not yet posted to the bridge. */
+  private batch: object[] = [];
+  private flushing = false;
 
   constructor(entry: string, options: { answerMs?: number } = {}) {
     this.answerMs = options.answerMs ?? HOST_ANSWER_MS;
@@ -72,7 +79,7 @@ export class HostChannel {
     if (message.t === "pid") {
       this.pid = message.pid;
       HOST_PIDS.add(message.pid);
-    } else if (message.t === "settled") {
+    } else if (message.t === "settled" || message.t === "reply") {
       const settle = this.waiting.get(message.seq);
       this.waiting.delete(message.seq);
       settle?.(message);
@@ -106,7 +113,9 @@ export class HostChannel {
     if (this.dead) throw new HostError(this.why || msg("hostGone"));
     const seq = ++this.seq;
     Atomics.store(this.control, 0, 0);
-    this.worker.postMessage({ ...message, seq, sync: true });
+    const sync = { ...message, seq, sync: true };
+    const before = this.takeBatch();
+    this.worker.postMessage(before.length > 0 ? { t: "batch", messages: [...before, sync] } : sync);
     const outcome = Atomics.wait(this.control, 0, 0, this.answerMs);
     if (outcome === "timed-out") {
       this.worker.postMessage({ t: "stop" });
@@ -132,8 +141,25 @@ export class HostChannel {
         if (reply.gone && !reply.error) reply.error = { mcp: false, message: reply.exit ? endedMessage(reply.exit) : msg("hostGone") };
         resolve(reply);
       });
-      this.worker.postMessage({ ...message, seq });
+      this.batch.push({ ...message, seq });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => this.flush());
+      }
     });
+  }
+
+  private takeBatch(): object[] {
+    const taken = this.batch;
+    this.batch = [];
+    return taken;
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    const messages = this.takeBatch();
+    if (messages.length === 0 || this.dead) return;
+    this.worker.postMessage(messages.length === 1 ? messages[0] : { t: "batch", messages });
   }
 
   stop(): void {
