@@ -23,15 +23,8 @@ interface HashEntry {
   controller: AbortController;
 }
 
-// Counters summed over the clients a slot no longer keeps.
-interface Totals {
-  timeouts: number;
-  aborts: number;
-  unknownResponses: number;
-  protocolFaults: number;
-  stderrTruncated: number;
-  exits: Record<string, number>;
-}
+// Counters summed over the clients a slot no longer keeps: the per-client fields of its metrics.
+type Totals = Pick<ServerMetrics, "timeouts" | "aborts" | "unknownResponses" | "protocolFaults" | "stderrTruncated" | "exits">;
 
 export function emptyCounts(): CallCounts {
   return { ok: 0, toolErrors: 0, stopped: { user: 0, budget: 0, shutdown: 0, process: 0 }, failed: {} };

@@ -5,6 +5,7 @@
 // cannot be made (its secrets could not be fetched) is a failed start.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
+import { managerOnFakes } from "./fake-manager.ts";
 import { ServerManager, type ClientEvents, type ManagedClient, type ServerManagerOptions } from "../src/server-manager.ts";
 
 interface Fake extends ManagedClient {
@@ -53,24 +54,7 @@ function fake(events: ClientEvents): Fake {
 }
 
 function setup(options: Partial<ServerManagerOptions> = {}) {
-  let now = 1_000_000;
-  const clients: Fake[] = [];
-  const manager = new ServerManager({
-    client: { executable: "node" },
-    createClient: (_options, events) => {
-      const client = fake(events);
-      clients.push(client);
-      return client;
-    },
-    now: () => now,
-    backoffInitialMs: 100,
-    backoffFactor: 2,
-    backoffMaxMs: 1_000,
-    maxFailures: 3,
-    healthyAfterMs: 10_000,
-    ...options,
-  });
-  return { manager, clients, advance: (ms: number) => void (now += ms) };
+  return managerOnFakes(fake, { backoffInitialMs: 100, backoffFactor: 2, backoffMaxMs: 1_000, maxFailures: 3, healthyAfterMs: 10_000, ...options });
 }
 
 const crash = () => new McpError("MCP_PROCESS_EXIT", "server exited (code 3)");

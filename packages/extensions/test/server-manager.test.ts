@@ -17,6 +17,7 @@ import {
   type ManagedClient,
   type ServerManagerOptions,
 } from "../src/server-manager.ts";
+import { managerOnFakes } from "./fake-manager.ts";
 
 interface Fake extends ManagedClient {
   initialized: boolean;
@@ -71,24 +72,12 @@ function fakeClient(withPing = true): Fake {
 }
 
 function setup(options: Partial<ServerManagerOptions> = {}, withPing = true, prepare: (client: Fake) => void = () => {}) {
-  let now = 1_000_000;
-  const clients: Fake[] = [];
-  const manager = new ServerManager({
-    client: { executable: "node" },
-    createClient: () => {
-      const client = fakeClient(withPing);
-      prepare(client);
-      clients.push(client);
-      return client;
-    },
-    now: () => now,
-    backoffInitialMs: 100,
-    backoffFactor: 3,
-    backoffMaxMs: 500,
-    maxFailures: 4,
-    ...options,
-  });
-  return { manager, clients, advance: (ms: number) => void (now += ms) };
+  const make = () => {
+    const client = fakeClient(withPing);
+    prepare(client);
+    return client;
+  };
+  return managerOnFakes(make, { backoffInitialMs: 100, backoffFactor: 3, backoffMaxMs: 500, maxFailures: 4, ...options });
 }
 
 const exit = () => new McpError("MCP_PROCESS_EXIT", "server exited (code 1)");

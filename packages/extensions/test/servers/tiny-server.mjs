@@ -11,12 +11,8 @@
 // Exits 99 after 60 s whatever happens, so it can never outlive a test run by much.
 
 import { appendFileSync } from "node:fs";
+import { flag, onMessages } from "./server-io.mjs";
 
-const argv = process.argv.slice(2);
-const flag = (/** @type {string} */ name) => {
-  const at = argv.indexOf(name);
-  return at >= 0 ? argv[at + 1] : undefined;
-};
 const mode = flag("--mode") ?? "drill";
 const pidFile = flag("--pid-file");
 if (pidFile) appendFileSync(pidFile, `${process.pid}\n`);
@@ -45,16 +41,7 @@ function stderrChunk() {
   return Buffer.from(line.repeat(Math.ceil(CHUNK / line.length)));
 }
 
-let buffered = "";
-process.stdin.on("data", (chunk) => {
-  buffered += chunk.toString("utf8");
-  let newline;
-  while ((newline = buffered.indexOf("\n")) >= 0) {
-    const line = buffered.slice(0, newline);
-    buffered = buffered.slice(newline + 1);
-    if (line.trim() !== "") handle(JSON.parse(line));
-  }
-});
+onMessages(handle);
 
 /** @param {{ id?: number, method: string, params?: any }} message */
 function handle(message) {
