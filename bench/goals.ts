@@ -17,6 +17,8 @@ export const GOAL_LIMITS = {
   // Issue 10: a grade of the solution in 3 s, of the starter (which hangs) in 4.5 s.
   gradeSolutionMs: 3_000,
   gradeStarterMs: 4_500,
+  // Issue 19: a grade of the solution within 1.2x of its time before (judged against a baseline).
+  gradeVsBaseline: 1.2,
   startupVsNode: 1.3,
 } as const;
 
@@ -92,8 +94,21 @@ export function judgeGoals(inputs: GoalInputs): Goal[] {
   });
 
   const missing = inputs.gradesMissing ?? "no grade ran";
-  goals.push(gradeGoal(inputs.grades, "solution", GOAL_LIMITS.gradeSolutionMs, { exitCode: 0, status: "pass" }, missing));
-  goals.push(gradeGoal(inputs.grades, "starter", GOAL_LIMITS.gradeStarterMs, { exitCode: 1, status: "fail" }, missing));
+  const own = inputs.grades.filter((grade) => !grade.baseline);
+  goals.push(gradeGoal(own, "solution", GOAL_LIMITS.gradeSolutionMs, { exitCode: 0, status: "pass" }, missing));
+  goals.push(gradeGoal(own, "starter", GOAL_LIMITS.gradeStarterMs, { exitCode: 1, status: "fail" }, missing));
+  if (config.baseline) {
+    const against = `the baseline's (${config.baseline.commit ?? config.baseline.path}), graded beside it`;
+    for (const [rowId, what] of [["grade-time", "wall"], ["grade-cpu", "CPU"]] as const) {
+      const times = ratio(rowId, "solution", "solution-before");
+      goals.push({
+        id: `${rowId}-vs-baseline`,
+        text: `full grade of the solution ≤ ${GOAL_LIMITS.gradeVsBaseline}× ${against}, ${what} time`,
+        met: judge(times <= GOAL_LIMITS.gradeVsBaseline, times),
+        detail: `solution/baseline ${fmt(times)} (medians); the starter: ${fmt(ratio(rowId, "starter", "starter-before"))}`,
+      });
+    }
+  }
 
   const startup = ratio("startup-exit", "fixture", "node");
   goals.push({

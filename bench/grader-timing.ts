@@ -1,22 +1,35 @@
-// Wall time of a full grade, exactly as a learner runs it: `npm run grade -- ...`, from
-// spawn to exit, with the exit status and the result file's status kept beside the time
-// so a fast but broken grade is visible as such.
+// Wall and CPU time of a full grade, exactly as a learner runs it: `npm run grade -- ...`, from
+// spawn to exit, with the exit status and the result file's status kept beside the time so a
+// fast but broken grade is visible as such. With a baseline (another checkout of the project,
+// BENCH_BASELINE or --baseline), every grade is paired with the same grade there, the two run
+// back to back in alternating order, so both see the same minute of a noisy machine.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 export type GradeTarget = "solution" | "starter";
 
 export interface GradeSample {
   target: GradeTarget;
   ms: number;
+  /** CPU time (user + system) of the grade's whole process tree, in ms; absent where unknown. */
+  cpuMs?: number;
+  /** A grade of the baseline checkout, not of this one. */
+  baseline?: boolean;
   exitCode: number | null;
   /** `status` from the --json result file, or why it could not be read. */
   status: string;
   /** `phases` from the result file: when each phase ended, ms since the grade began. */
   phases?: Record<string, number>;
+}
+
+/** The checkout a run compares its grades with. */
+export interface Baseline {
+  path: string;
+  /** Its `git rev-parse --short HEAD`, when it is a git checkout. */
+  commit?: string;
 }
 
 /** A grade that takes longer than this is stopped and reported as such. */
@@ -26,12 +39,40 @@ export function graderExists(root: string): boolean {
   return existsSync(join(root, "grader", "cli.ts"));
 }
 
+// The baseline named by --baseline or BENCH_BASELINE: a checkout with its own grader and
+// node_modules (it grades with its own code), or a clear error.
+export function resolveBaseline(path: string | undefined): Baseline | undefined {
+  if (path === undefined || path === "") return undefined;
+  const full = resolve(path);
+  if (!graderExists(full)) throw new Error(`baseline ${full}: no grader/cli.ts there (BENCH_BASELINE / --baseline names another checkout of this project)`);
+  if (!existsSync(join(full, "node_modules"))) throw new Error(`baseline ${full}: no node_modules (run npm ci there first)`);
+  const git = spawnSync("git", ["-C", full, "rev-parse", "--short", "HEAD"], { encoding: "utf8" });
+  const commit = git.status === 0 ? git.stdout.trim() : undefined;
+  return commit ? { path: full, commit } : { path: full };
+}
+
+// CPU time of this process's children that have been waited for, in ms (Linux: fields
+// cutime and cstime of /proc/self/stat, in clock ticks of 10 ms); undefined elsewhere. A
+// grade's whole tree is in it once its `npm` has been reaped: every process of a grade is
+// waited for by its parent, or by pid 1 of the sandbox's namespace.
+function childrenCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 // Runs one full grade of the solution (`--solution`) or of the starter (the default target).
-export function timeGrade(root: string, target: GradeTarget): Promise<GradeSample> {
+// Grades run one at a time: the CPU figure is this process's children's time before and after.
+export function timeGrade(root: string, target: GradeTarget, baseline = false): Promise<GradeSample> {
   const dir = mkdtempSync(join(tmpdir(), "lab33-bench-grade-"));
   const resultFile = join(dir, "result.json");
   const args = ["run", "--silent", "grade", "--", ...(target === "solution" ? ["--solution"] : []), "--json", resultFile];
-  return new Promise((resolve, reject) => {
+  return new Promise((resolvePromise, reject) => {
+    const cpuBefore = childrenCpuMs();
     const began = performance.now();
     // Its own process group, so a grade that overruns is stopped with everything it started.
     const child = spawn("npm", args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], detached: true });
@@ -53,6 +94,7 @@ export function timeGrade(root: string, target: GradeTarget): Promise<GradeSampl
     });
     child.on("exit", (exitCode, signal) => {
       const ms = performance.now() - began;
+      const cpuAfter = childrenCpuMs();
       clearTimeout(timer);
       let status: string;
       let phases: Record<string, number> | undefined;
@@ -64,7 +106,58 @@ export function timeGrade(root: string, target: GradeTarget): Promise<GradeSampl
         status = signal ? `killed (${signal}) after ${GRADE_DEADLINE_MS} ms` : `no result file; stderr: ${stderr.trim().slice(0, 300)}`;
       }
       rmSync(dir, { recursive: true, force: true });
-      resolve(phases ? { target, ms, exitCode, status, phases } : { target, ms, exitCode, status });
+      const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? { cpuMs: cpuAfter - cpuBefore } : {};
+      resolvePromise({ target, ms, ...cpu, ...(baseline ? { baseline: true } : {}), exitCode, status, ...(phases ? { phases } : {}) });
     });
   });
+}
+
+export interface GradeRunOptions {
+  root: string;
+  runs: number;
+  baseline?: Baseline;
+  /** Seconds after which no further round of grades starts. */
+  budgetS: number;
+  /** When the whole bench began (performance.now()). */
+  startedAt: number;
+  log: (text: string) => void;
+}
+
+export interface GradeRuns {
+  grades: GradeSample[];
+  failures: Array<{ job: string; run: number; error: string }>;
+  cutShort?: string;
+}
+
+// Rounds of grades: the solution, then the starter, each paired with the baseline's when there
+// is one (this checkout first in odd rounds, the baseline first in even ones). A round starts
+// only if the last round's time still fits in the budget.
+export async function measureGrades(options: GradeRunOptions): Promise<GradeRuns> {
+  const out: GradeRuns = { grades: [], failures: [] };
+  let lastRoundMs = 0;
+  for (let run = 1; run <= options.runs; run++) {
+    const elapsedS = (performance.now() - options.startedAt) / 1000;
+    if (run > 1 && elapsedS + lastRoundMs / 1000 > options.budgetS) {
+      out.cutShort = `${run - 1} of ${options.runs} runs: the next would pass the ${options.budgetS} s budget`;
+      options.log(`grades stopped after ${run - 1} runs (${out.cutShort})`);
+      return out;
+    }
+    const roundStart = performance.now();
+    for (const target of ["solution", "starter"] as GradeTarget[]) {
+      const trees = options.baseline ? (run % 2 === 1 ? [false, true] : [true, false]) : [false];
+      for (const isBaseline of trees) {
+        const name = `${isBaseline ? "baseline " : ""}${target}`;
+        try {
+          const sample = await timeGrade(isBaseline ? options.baseline!.path : options.root, target, isBaseline);
+          out.grades.push(sample);
+          const cpu = sample.cpuMs === undefined ? "" : `, CPU ${(sample.cpuMs / 1000).toFixed(2)} s`;
+          options.log(`grade ${run}/${options.runs} ${name}: ${(sample.ms / 1000).toFixed(2)} s${cpu}, exit ${sample.exitCode}, ${sample.status}`);
+        } catch (error) {
+          out.failures.push({ job: `grade:${name}`, run, error: (error as Error).message });
+        }
+      }
+    }
+    lastRoundMs = performance.now() - roundStart;
+  }
+  return out;
 }

@@ -125,7 +125,8 @@ export function renderMarkdown(results: BenchResults, jsonPath: string): string 
     `- Settings: ${c.runs} runs per figure; ${c.rttCalls} sequential calls per run after a warm-up; ` +
       `${c.burstCalls.toLocaleString("en-US")} calls at once; arguments of ${mib(c.argBytes[0])} and ${mib(c.argBytes[1])}; ` +
       `a flood of ${mib(c.floodBytes)} with no newline; up to ${c.graderRuns} full grades per target ` +
-      `(no new grade starts after ${c.budgetS} s, so the whole bench stays under 3 minutes)`,
+      `(no new grade starts after ${c.budgetS} s, so the whole bench stays under 3 minutes)` +
+      (c.baseline ? `; every grade paired with the same grade of ${c.baseline.path}${c.baseline.commit ? ` at ${c.baseline.commit}` : ""} (budget doubled)` : ""),
     "",
   ];
   for (const section of results.sections) {
@@ -170,7 +171,11 @@ export function renderMarkdown(results: BenchResults, jsonPath: string): string 
     "  The longest stall is the longest gap between ticks of a 1 ms interval timer while the work ran.",
     "- The sequential round trip is also measured against the same server written with the SDK",
     "  (bench/sdk-server.mjs), so client cost and server cost separate.",
-    "- Grades are `npm run grade -- [--solution] --json FILE`, spawn to exit, one after the other.",
+    "- Grades are `npm run grade -- [--solution] --json FILE`, spawn to exit, one after the other. Their CPU",
+    "  time is the user+system time of the whole process tree (this process's waited-for children, from",
+    "  /proc/self/stat, 10 ms ticks). With a baseline (`BENCH_BASELINE=DIR` or `--baseline DIR`, another",
+    "  checkout with its own node_modules) each grade runs back to back with the same grade of the",
+    "  baseline, alternating which goes first; the ratios divide this checkout's medians by the baseline's.",
     "",
     "## Reproduce",
     "",
@@ -178,6 +183,7 @@ export function renderMarkdown(results: BenchResults, jsonPath: string): string 
     "npm ci",
     "npm run bench                       # full run, under 3 minutes; writes bench/results/latest.json and this file",
     "npm run bench -- --compare old.json # also prints each figure beside a saved earlier result",
+    "BENCH_BASELINE=../before npm run bench  # grades side by side with another checkout (npm ci'd)",
     "npm run bench -- --quick            # tiny smoke run (1 run, small sizes, no grades); writes nothing unless --out",
     "```",
     "",

@@ -1,6 +1,7 @@
 // The benchmark's result file (bench/results/latest.json): what one `npm run bench` measured,
 // on which machine, with which settings, and how the figures compare with the goals.
 
+import type { Baseline } from "./grader-timing.ts";
 import type { Figure } from "./stats.ts";
 
 export const RESULTS_SCHEMA = 1;
@@ -25,6 +26,8 @@ export interface BenchConfig {
   graderRuns: number;
   /** Seconds after which no further grade starts, so the whole bench stays under 3 minutes. */
   budgetS: number;
+  /** The checkout each grade is paired with (BENCH_BASELINE / --baseline), if any. */
+  baseline?: Baseline;
 }
 
 /** One table cell: a figure over the runs, and what else a reader must know about it. */

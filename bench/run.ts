@@ -4,11 +4,13 @@
 // It never asserts a time: it is a benchmark, not a test.
 //
 //   npm run bench [-- --quick] [--runs N] [--out FILE] [--doc FILE | --no-doc] [--no-grader]
-//                 [--compare FILE] [--render FILE]
+//                 [--compare FILE] [--render FILE] [--baseline DIR]
 //
 // --quick      tiny sizes, one run, no grades, no files unless --out/--doc (the smoke test uses it)
 // --compare    also prints every figure beside the same figure in an earlier result file
 // --render     only regenerates the document from an existing result file
+// --baseline   (or BENCH_BASELINE=DIR) another checkout of the project, npm ci'd: each grade is
+//              paired with the same grade there, and the grader table gets "before" columns
 
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -18,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ClientName, ServerName } from "./clients.ts";
 import { judgeGoals } from "./goals.ts";
-import { graderExists, timeGrade, type GradeSample, type GradeTarget } from "./grader-timing.ts";
+import { graderExists, measureGrades, resolveBaseline } from "./grader-timing.ts";
 import { renderComparison, renderMarkdown, renderText } from "./report.ts";
 import { RESULTS_SCHEMA, type BenchConfig, type BenchResults } from "./results.ts";
 import { buildSections, type Collected } from "./sections.ts";
@@ -132,11 +134,6 @@ function log(text: string): void {
 }
 
 
-// Wall time of the last solution + starter pair of grades, in ms (0 before any).
-function lastGradePairMs(grades: GradeSample[]): number {
-  return grades.slice(-2).reduce((sum, grade) => sum + grade.ms, 0);
-}
-
 async function measure(config: BenchConfig, withGrader: boolean): Promise<Collected> {
   const startedAt = performance.now();
   const workers = planWorkers(config);
@@ -145,7 +142,7 @@ async function measure(config: BenchConfig, withGrader: boolean): Promise<Collec
   for (let run = 1; run <= config.runs; run++) await measureRun(config, workers, run, collected);
   if (withGrader && config.graderRuns > 0) {
     if (!graderExists(ROOT)) log("grader/cli.ts does not exist: grade times not measured");
-    else await measureGrades(config, startedAt, collected);
+    else await gradeRounds(config, startedAt, collected);
   }
   return collected;
 }
@@ -175,27 +172,14 @@ async function measureRun(config: BenchConfig, workers: Job[][], run: number, co
   log(`run ${run}/${config.runs}: ${order.length} worker processes + start-up in ${((performance.now() - began) / 1000).toFixed(1)} s`);
 }
 
-// Grades come last and may be cut short so the whole bench stays inside its time budget;
-// the table says how many ran.
-async function measureGrades(config: BenchConfig, startedAt: number, collected: Collected): Promise<void> {
-  for (let run = 1; run <= config.graderRuns; run++) {
-    const elapsedS = (performance.now() - startedAt) / 1000;
-    const lastPairS = lastGradePairMs(collected.grades) / 1000;
-    if (run > 1 && elapsedS + lastPairS > config.budgetS) {
-      collected.gradesCutShort = `${run - 1} of ${config.graderRuns} runs: the next would pass the ${config.budgetS} s budget`;
-      log(`grades stopped after ${run - 1} runs (${collected.gradesCutShort})`);
-      return;
-    }
-    for (const target of ["solution", "starter"] as GradeTarget[]) {
-      try {
-        const sample = await timeGrade(ROOT, target);
-        collected.grades.push(sample);
-        log(`grade ${run}/${config.graderRuns} ${target}: ${(sample.ms / 1000).toFixed(2)} s, exit ${sample.exitCode}, ${sample.status}`);
-      } catch (error) {
-        collected.failures.push({ job: `grade:${target}`, run, error: (error as Error).message });
-      }
-    }
-  }
+// Grades come last and may be cut short so the whole bench stays inside its time budget
+// (twice the budget with a baseline, whose grades double the count); the table says how many ran.
+async function gradeRounds(config: BenchConfig, startedAt: number, collected: Collected): Promise<void> {
+  const budgetS = config.baseline ? 2 * config.budgetS : config.budgetS;
+  const runs = await measureGrades({ root: ROOT, runs: config.graderRuns, baseline: config.baseline, budgetS, startedAt, log });
+  collected.grades.push(...runs.grades);
+  collected.failures.push(...runs.failures);
+  if (runs.cutShort) collected.gradesCutShort = runs.cutShort;
 }
 
 // Writes through a temporary file, so a reader never sees half a result.
@@ -215,6 +199,7 @@ const FLAGS = {
   "no-grader": { type: "boolean", default: false },
   compare: { type: "string" },
   render: { type: "string" },
+  baseline: { type: "string" },
 } as const;
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; strict: true }>>["values"];
@@ -229,6 +214,8 @@ async function main(): Promise<void> {
     config.runs = runs;
   }
   if (values["no-grader"]) config.graderRuns = 0;
+  const baseline = resolveBaseline(values.baseline ?? process.env.BENCH_BASELINE);
+  if (baseline) config.baseline = baseline;
   const results = await runBench(config, values.quick);
   process.stdout.write(renderText(results));
   writeOutputs(results, values);

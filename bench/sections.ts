@@ -159,28 +159,38 @@ const PHASES: Array<[string, string]> = [
 ];
 
 function graderSection(config: BenchConfig, collected: Collected, graderPresent: boolean): Section {
-  const grades = (target: GradeTarget) => collected.grades.filter((grade) => grade.target === target);
-  // Seconds, from each grade of a target; no cell where no grade has the figure.
-  const secondsCell = (target: GradeTarget, pick: (sample: GradeSample) => number | undefined): Cell | undefined => {
-    const values = grades(target)
+  const before = config.baseline ? ` at ${config.baseline.commit ?? "baseline"}` : "";
+  const keys: Array<[string, GradeTarget, boolean]> = [
+    ["solution", "solution", false],
+    ...(config.baseline ? [["solution-before", "solution", true] as [string, GradeTarget, boolean]] : []),
+    ["starter", "starter", false],
+    ...(config.baseline ? [["starter-before", "starter", true] as [string, GradeTarget, boolean]] : []),
+  ];
+  const grades = (target: GradeTarget, baseline: boolean) => collected.grades.filter((grade) => grade.target === target && Boolean(grade.baseline) === baseline);
+  // Seconds, from each grade of a column; no cell where no grade has the figure.
+  const secondsCell = (target: GradeTarget, baseline: boolean, pick: (sample: GradeSample) => number | undefined): Cell | undefined => {
+    const values = grades(target, baseline)
       .map(pick)
       .filter((v): v is number => typeof v === "number");
     return values.length === 0 ? undefined : figure(values.map((ms) => ms / 1000));
   };
-  const cells = (pick: (sample: GradeSample) => number | undefined) => ({ solution: secondsCell("solution", pick), starter: secondsCell("starter", pick) });
-  const notes = (["solution", "starter"] as const).map((target) => {
-    const samples = grades(target);
-    if (samples.length === 0) return `${target}: not measured${config.graderRuns === 0 ? " (grades skipped)" : graderPresent ? " (see failed measurements)" : " (no grader/cli.ts)"}`;
+  const cells = (pick: (sample: GradeSample) => number | undefined) => Object.fromEntries(keys.map(([key, target, baseline]) => [key, secondsCell(target, baseline, pick)]));
+  const notes = keys.map(([, target, baseline]) => {
+    const samples = grades(target, baseline);
+    const name = `${target}${baseline ? before : ""}`;
+    if (samples.length === 0) return `${name}: not measured${config.graderRuns === 0 ? " (grades skipped)" : graderPresent ? " (see failed measurements)" : " (no grader/cli.ts)"}`;
     const outcomes = countBy(samples.map((sample) => `exit ${sample.exitCode}, status ${sample.status}`));
-    return `${target}: ${outcomes}${collected.gradesCutShort ? ` (${collected.gradesCutShort})` : ""}`;
+    return `${name}: ${outcomes}${collected.gradesCutShort ? ` (${collected.gradesCutShort})` : ""}`;
   });
+  if (config.baseline) notes.push(`Baseline: ${config.baseline.path}${config.baseline.commit ? ` (commit ${config.baseline.commit})` : ""}, graded back to back with this checkout, alternating which goes first.`);
   return {
     id: "grader",
     title: "The grader: `npm run grade`, spawn to exit",
-    columns: columns({ solution: "solution", starter: "starter" }),
-    ratios: [],
+    columns: keys.map(([key, target, baseline]) => ({ key, label: `${target}${baseline ? before : ""}` })),
+    ratios: config.baseline ? [["solution", "solution-before"], ["starter", "starter-before"]] : [],
     rows: [
       { id: "grade-time", label: "full grade, wall time", unit: "s", better: "lower", cells: cells((sample) => sample.ms) },
+      { id: "grade-cpu", label: "full grade, CPU time (user+sys, whole process tree)", unit: "s", better: "lower", cells: cells((sample) => sample.cpuMs) },
       // The result's `phases`: when each phase ended, from the grade's own start (the type
       // check and the import check overlap the tests; the CLI's own start-up is the rest).
       ...PHASES.map(([key, label]): Row => ({ id: `grade-${key}`, label: `phase: ${label} ended at`, unit: "s", better: "lower", cells: cells((sample) => sample.phases?.[key]) })),

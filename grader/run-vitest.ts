@@ -24,7 +24,7 @@ export interface VitestRun {
   durationMs: number;
   /** Tail of what the child printed (diagnostics only; never trusted for results). */
   output: string;
-  /** Every process seen in the child's tree while it ran, by pid (with its start time). */
+  /** Without a sandbox: every process seen in the child's tree while it ran, by pid (with its start time). */
   seen: Map<number, ProcInfo>;
   /** Processes still alive when vitest exited, vitest's own workers excepted (not yet killed). */
   leftovers: Array<{ pid: number; command?: string }>;
@@ -131,23 +131,26 @@ function vitestCommand(options: VitestRunOptions): string[] {
   return [executeOnlyNode(options.gradeDir), vitest, "run", "--config", options.configFile, "--configLoader", "runner", ...options.reporters.map((r) => `--reporter=${r}`)];
 }
 
-// Scans the child's process tree every TREE_SCAN_MS; `stop` ends the scans and (without a
-// sandbox) returns what is still alive, vitest's own workers (direct children of its main
-// process, known by identity) excepted. In the sandbox ns-init reports that instead.
+// Without a sandbox: scans the child's process tree every TREE_SCAN_MS; `stop` ends the scans
+// and returns what is still alive, vitest's own workers (direct children of its main process,
+// known by identity) excepted. In the sandbox nothing is scanned: ns-init, pid 1 of the run's
+// namespace, reports what is still alive instead, and the kernel ends the rest with it (a scan
+// of the machine's whole /proc every 100 ms cost the grader up to a second of CPU per grade).
 function watchTree(child: ChildProcess, sandbox: SandboxKind): { seen: Map<number, ProcInfo>; scan: () => void; stop: () => VitestRun["leftovers"] } {
   const seen = new Map<number, ProcInfo>();
+  if (sandbox !== "none") return { seen, scan: () => {}, stop: () => [] };
   const workers = new Set<number>();
   const scan = () => {
     if (child.pid === undefined) return;
     for (const p of descendants(child.pid)) {
       if (!seen.has(p.pid)) seen.set(p.pid, p);
-      if (sandbox === "none" && p.ppid === child.pid) workers.add(p.pid);
+      if (p.ppid === child.pid) workers.add(p.pid);
     }
   };
   const scanner = setInterval(scan, TREE_SCAN_MS);
   const stop = () => {
     clearInterval(scanner);
-    return sandbox === "none" ? stillAlive(seen).filter((p) => !workers.has(p.pid)) : [];
+    return stillAlive(seen).filter((p) => !workers.has(p.pid));
   };
   return { seen, scan, stop };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GOAL_LIMITS, judgeGoals, type GoalInputs } from "../../bench/goals.ts";
 import { formatCell, formatRatio, formatValue, renderMarkdown, renderText } from "../../bench/report.ts";
 import type { BenchConfig, BenchResults, Row, Section } from "../../bench/results.ts";
+import { buildSections } from "../../bench/sections.ts";
 import { figure, median, quantile, summarize } from "../../bench/stats.ts";
 import type { FloodResult } from "../../bench/types.ts";
 
@@ -168,5 +169,21 @@ describe("bench goals", () => {
     expect(byId(judgeGoals(inputs({ grades: slow })))["grade-solution"]?.met).toBe(false);
     const wrong = fast.map((grade) => ({ ...grade, exitCode: 1, status: "fail" }));
     expect(byId(judgeGoals(inputs({ grades: wrong })))["grade-solution"]?.met).toBe(false);
+  });
+
+  it("with a baseline, judges the solution's grade against the baseline's, wall and CPU, and ignores baseline grades elsewhere", () => {
+    const baseline = { path: "/elsewhere", commit: "abc1234" };
+    const grade = (ms: number, cpuMs: number, isBaseline: boolean) => ({ target: "solution" as const, ms, cpuMs, exitCode: 0, status: "pass", ...(isBaseline ? { baseline: true } : {}) });
+    const grades = [grade(2000, 5000, false), grade(1000, 5000, true)];
+    const config = { ...CONFIG, graderRuns: 1, baseline };
+    const sections = buildSections(config, { workers: new Map(), startup: [], grades, failures: [] }, true);
+    const grader = sections.find((candidate) => candidate.id === "grader")!;
+    expect(grader.columns.map((column) => column.label)).toEqual(["solution", "solution at abc1234", "starter", "starter at abc1234"]);
+    expect(grader.ratios).toEqual([["solution", "solution-before"], ["starter", "starter-before"]]);
+    const goals = byId(judgeGoals(inputs({ config, sections, grades })));
+    expect(goals["grade-time-vs-baseline"]?.met).toBe(false); // 2.00x
+    expect(goals["grade-cpu-vs-baseline"]?.met).toBe(true); // 1.00x
+    expect(goals["grade-solution"]?.detail).toContain("over 1 run(s)");
+    expect(byId(judgeGoals(inputs()))["grade-time-vs-baseline"]).toBeUndefined();
   });
 });

@@ -96,11 +96,16 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
   const server = new HangClock();
   const still = new StillWatch();
   const waitedAt = new Error();
+  // The count of started processes never falls: once it has grown it need not be asked again
+  // (in a grade each ask is a round trip to the client's host).
+  let started = false;
   while (outcome === undefined) {
     await poll();
     if (outcome !== undefined) break;
     if (still.observe()) throw new HungError(label, ms, waitedAt, true);
-    const serverTurn = startedCount() > startedBefore && initializeAnswers(h.log()) <= answersBefore;
+    const answered = initializeAnswers(h.log()) > answersBefore;
+    started ||= !answered && startedCount() > startedBefore;
+    const serverTurn = started && !answered;
     if (client.advance(!serverTurn) > ms) throw new HungError(label, ms, waitedAt);
     if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
   }
