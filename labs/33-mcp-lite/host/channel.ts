@@ -8,7 +8,7 @@
 // the host handles a batch without reading anything in between. Two calls made back to
 // back reach the client back to back, as they would in one process, whatever the load.
 
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -42,7 +42,12 @@ export class HostChannel {
   dead = false;
   /** Why the host ended, once it has. */
   why = "";
+  /** The host's pid as this worker sees it. */
   pid: number | undefined;
+  /** The host's pid in its own PID namespace (1 when the sandbox's launcher started it; else `pid`). */
+  nsPid: number | undefined;
+  /** Pids of the host's namespace → this worker's, for the processes seen so far (workerPid). */
+  private readonly seen = new Map<number, number>();
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
@@ -64,7 +69,8 @@ export class HostChannel {
       ? [process.execPath, ...heap, process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
       : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
     const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && key !== "NODE_OPTIONS") env[key] = value;
+    // (Nor the sandbox's launcher: its socket and token are the workers' alone.)
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && !key.startsWith("LAB_HOST_LAUNCHER") && key !== "NODE_OPTIONS") env[key] = value;
     env.LAB_IN_HOST = "1";
     // In the host every resolution must stay inside the submission's copy (nothing of the
     // harness loads after the submission does).
@@ -78,6 +84,7 @@ export class HostChannel {
   private onMessage(message: any): void {
     if (message.t === "pid") {
       this.pid = message.pid;
+      this.nsPid = message.nsPid ?? message.pid;
       HOST_PIDS.add(message.pid);
     } else if (message.t === "settled" || message.t === "reply") {
       const settle = this.waiting.get(message.seq);
@@ -165,7 +172,46 @@ export class HostChannel {
   stop(): void {
     this.worker.postMessage({ t: "stop" });
   }
+
+  /** A pid of the host's namespace (what the client and its servers report) as this worker sees it. */
+  workerPid(pid: number): number {
+    if (this.pid === undefined || this.nsPid === this.pid || !Number.isInteger(pid) || pid <= 0) return pid;
+    if (!this.seen.has(pid)) this.scan();
+    return this.seen.get(pid) ?? GONE_PID;
+  }
+
+  // Maps the pids of the host and its descendants (the host's namespace, as far as this
+  // worker can tell: /proc/<pid>/status NSpid names a process's pid at each level).
+  private scan(): void {
+    const children = new Map<number, Array<{ pid: number; inner: number }>>();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const status = readFileSync(`/proc/${entry}/status`, "utf8");
+        const ppid = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1]);
+        const levels = (/^NSpid:\s*(.*)$/m.exec(status)?.[1] ?? "").trim().split(/\s+/).map(Number);
+        if (levels.length < 2) continue;
+        const list = children.get(ppid) ?? [];
+        list.push({ pid: Number(entry), inner: levels[1]! });
+        children.set(ppid, list);
+      } catch {
+        // gone
+      }
+    }
+    this.seen.set(this.nsPid!, this.pid!);
+    const stack = [this.pid!];
+    while (stack.length > 0) {
+      for (const child of children.get(stack.pop()!) ?? []) {
+        if (this.seen.get(child.inner) === child.pid) continue;
+        this.seen.set(child.inner, child.pid);
+        stack.push(child.pid);
+      }
+    }
+  }
 }
+
+/** Stands for a pid of the host's namespace that no process has any more (above any pid_max). */
+export const GONE_PID = 2 ** 22 + 1;
 
 // Why the host ended, in the learner's language (an out-of-memory death named as such).
 function endedMessage(exit: { code?: unknown; signal?: unknown; oom?: unknown }): string {
@@ -185,6 +231,13 @@ export function hostChannel(): HostChannel {
   }
   return current;
 }
+
+/** A pid the client or its servers reported (its host's namespace), as this worker sees it. */
+export function workerPid(pid: number): number {
+  return current ? current.workerPid(pid) : pid;
+}
+// The fixture workspaces read their pid files through it (fixtures/index.ts).
+(globalThis as Record<symbol, unknown>)[Symbol.for("lab.workerPid")] = workerPid;
 
 /** The host this worker has now, if any (for the observers' queries). */
 export function currentHost(): HostChannel | undefined {

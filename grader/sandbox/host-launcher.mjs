@@ -1,0 +1,162 @@
+// @ts-check
+// The client host launcher: part of ns-init (pid 1 of the sandbox, privileged there), serving
+// the test workers on a unix socket in the payload's root (ns-root.mjs LAUNCHER_DIR), which
+// the client host's root does not have. A worker's bridge (labs/<lab>/host/bridge.mjs) opens
+// four connections for one host, each starting with one JSON line { token, id, role }: the
+// per-grade token (in the payload's environment, never in the host's), an id of the bridge's
+// choosing, and a role. "control" also carries the command, environment and folder; "fd3",
+// "stdout" and "stderr" become those descriptors of the host itself, so the protocol and the
+// output pass straight between host and worker, never through this process. The host runs
+// in a PID, mount, IPC and UTS namespace of its own (`unshare --pid --fork --kill-child
+// --mount-proc`), chrooted into the host's root, confined like the payload (ns-root.mjs
+// confinedArgs). On the control connection the launcher answers
+// { t: "started", pid } (the host as the workers' namespace sees it; in its own it is 1)
+// and { t: "exit", code, signal }; a "kill" line, or the control connection closing (the
+// worker ended), kills the host's namespace, everything the submission started with it.
+import { spawn } from "node:child_process";
+import { timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { CHROOT, confinedArgs, HOST_ROOT } from "./ns-root.mjs";
+
+/** Env names the workers find the launcher by (channel.ts keeps them from the host's env). */
+export const LAUNCHER_ENV = "LAB_HOST_LAUNCHER";
+export const LAUNCHER_TOKEN_ENV = "LAB_HOST_LAUNCHER_TOKEN";
+const ROLES = ["control", "fd3", "stdout", "stderr"];
+/** Largest first line of a connection, in bytes (the control line carries the host's env). */
+const MAX_HEADER_BYTES = 256 * 1024;
+/** Hosts at once: a worker has one; more is a worker gone wrong. */
+const MAX_HOSTS = 64;
+const FLAGS = ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", `--mount-proc=${HOST_ROOT}/proc`];
+
+/**
+ * @typedef {{ sockets: Map<string, import("node:net").Socket>, request?: any,
+ *   child?: import("node:child_process").ChildProcess, pid?: number, done?: boolean }} Pending
+ */
+
+// Starts the launcher on `socketPath` (ns-init's view); resolves once it listens.
+export function startLauncher(/** @type {import("./ns-init.mjs").Config} */ config, /** @type {string} */ socketPath, /** @type {string} */ token) {
+  /** @type {Map<string, Pending>} */
+  const hosts = new Map();
+  const expected = Buffer.from(token);
+  const server = createServer((socket) => {
+    socket.on("error", () => {});
+    firstLine(socket, (line, rest) => {
+      let header;
+      try {
+        header = JSON.parse(line);
+      } catch {
+        return void socket.destroy();
+      }
+      const given = Buffer.from(String(header?.token ?? ""));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void socket.destroy();
+      if (!ROLES.includes(header.role) || typeof header.id !== "string" || header.id.length > 64) return void socket.destroy();
+      // Nothing may follow the first line of a protocol or output connection before the host runs.
+      if (rest !== "" && header.role !== "control") return void socket.destroy();
+      let host = hosts.get(header.id);
+      if (!host) {
+        if (hosts.size >= MAX_HOSTS) return void socket.destroy();
+        hosts.set(header.id, (host = { sockets: new Map() }));
+      }
+      if (host.sockets.has(header.role) || host.done) return void socket.destroy();
+      host.sockets.set(header.role, socket);
+      if (header.role === "control") host.request = { ...header, early: rest };
+      if (host.sockets.size === ROLES.length) launch(config, host, () => hosts.delete(header.id));
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve({ server, hosts, killAll: () => killAll(hosts) }));
+  });
+}
+
+// Reads a connection's first line, then stops reading it (what follows is the host's).
+function firstLine(/** @type {import("node:net").Socket} */ socket, /** @type {(line: string, rest: string) => void} */ then) {
+  let text = "";
+  const onData = (/** @type {Buffer} */ chunk) => {
+    text += chunk.toString("utf8");
+    const newline = text.indexOf("\n");
+    if (newline === -1 && text.length <= MAX_HEADER_BYTES) return;
+    socket.off("data", onData);
+    socket.pause();
+    if (newline === -1) return void socket.destroy();
+    then(text.slice(0, newline), text.slice(newline + 1));
+  };
+  socket.on("data", onData);
+}
+
+// Starts one host with the three connections as its fds 3, 1 and 2, and serves its control.
+function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type {Pending} */ host, /** @type {() => void} */ forget) {
+  const control = /** @type {import("node:net").Socket} */ (host.sockets.get("control"));
+  const { command, env, cwd } = host.request ?? {};
+  const ok = Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === "string") && typeof cwd === "string" && env && typeof env === "object";
+  if (!ok) return void destroyAll(host, forget);
+  /** @type {Record<string, string>} */
+  const hostEnv = {};
+  for (const [key, value] of Object.entries(env)) if (typeof value === "string" && !key.startsWith(LAUNCHER_ENV)) hostEnv[key] = value;
+  const s = (/** @type {string} */ role) => /** @type {import("node:net").Socket} */ (host.sockets.get(role));
+  const child = spawn("/usr/bin/unshare", [...FLAGS, CHROOT, HOST_ROOT, ...confinedArgs(config, command, cwd)], {
+    env: hostEnv,
+    stdio: ["ignore", s("stdout"), s("stderr"), s("fd3")],
+  });
+  host.child = child;
+  // The host holds its own copies now: this process lets go of its ends.
+  for (const role of ["fd3", "stdout", "stderr"]) s(role).destroy();
+  const say = (/** @type {object} */ message) => {
+    if (!control.destroyed) control.write(`${JSON.stringify(message)}\n`);
+  };
+  child.on("error", () => {});
+  child.on("exit", (code, signal) => {
+    host.done = true;
+    say({ t: "exit", code, signal });
+    control.end();
+    forget();
+  });
+  const kill = () => killHost(host);
+  control.on("data", (chunk) => void (chunk.toString("utf8").includes("kill") && kill()));
+  if (String(host.request?.early ?? "").includes("kill")) kill();
+  control.on("close", kill);
+  control.resume();
+  if (child.pid !== undefined) whenForked(child.pid, (pid) => ((host.pid = pid), say({ t: "started", pid })));
+}
+
+// The host's pid: unshare's one child (the first process of the new namespace), polled for.
+function whenForked(/** @type {number} */ unsharePid, /** @type {(pid: number) => void} */ then, tries = 0) {
+  let child = 0;
+  try {
+    child = Number(readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, "utf8").trim().split(/\s+/)[0] || 0);
+  } catch {
+    return; // unshare is gone: its exit says the rest
+  }
+  if (child > 0) return then(child);
+  if (tries < 2000) setTimeout(() => whenForked(unsharePid, then, tries + 1), tries < 20 ? 0 : 5);
+}
+
+// SIGKILLs the host and unshare (whose --kill-child takes the namespace's first process, and
+// with it every process of the namespace).
+function killHost(/** @type {Pending} */ host) {
+  for (const pid of [host.pid, host.child?.pid]) {
+    if (pid === undefined || host.done) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
+function destroyAll(/** @type {Pending} */ host, /** @type {() => void} */ forget) {
+  for (const socket of host.sockets.values()) socket.destroy();
+  forget();
+}
+
+// Every host still running, killed; resolves when their unshare processes have exited.
+function killAll(/** @type {Map<string, Pending>} */ hosts) {
+  const waits = [];
+  for (const host of hosts.values()) {
+    if (host.child && !host.done) waits.push(new Promise((resolve) => host.child?.once("exit", resolve)));
+    killHost(host);
+    if (!host.child) for (const socket of host.sockets.values()) socket.destroy();
+  }
+  return Promise.all(waits);
+}
