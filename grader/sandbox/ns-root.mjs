@@ -32,16 +32,7 @@ export function openFolders(/** @type {Config} */ config) {
 export function rootScript(/** @type {string} */ base, /** @type {Config} */ config, /** @type {ReturnType<typeof openFolders>} */ fds, host = false) {
   const sh = [`mkdir ${q(base)}`, `mount -t tmpfs -o size=4m,mode=755 lab-root ${q(base)}`];
   const R = (/** @type {string} */ p) => q(`${base}${p}`);
-  /** @type {string[]} */
-  const bound = [];
-  // System folders, read-only; symlinks (merged /usr) recreated as symlinks.
-  for (const top of ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]) {
-    if (!existsSync(top) || bound.some((b) => top === b || top.startsWith(`${b}/`))) continue;
-    const st = lstatSync(top);
-    if (st.isSymbolicLink()) sh.push(`mkdir -p ${q(dirname(`${base}${top}`))}`, `ln -s ${q(readlinkSync(top))} ${R(top)}`);
-    else if (st.isDirectory()) sh.push(`mkdir -p ${R(top)}`, `mount --bind -o ro ${q(top)} ${R(top)}`);
-    bound.push(top);
-  }
+  const bound = systemMounts(base, sh);
   sh.push(`mkdir ${R("/dev")} ${R("/proc")} ${R("/tmp")}`);
   sh.push(`mount --rbind /dev ${R("/dev")}`);
   if (existsSync("/dev/shm")) sh.push(`mount -t tmpfs -o size=1m,mode=1777 lab-shm ${R("/dev/shm")}`);
@@ -80,6 +71,20 @@ export function rootScript(/** @type {string} */ base, /** @type {Config} */ con
   if (!host) sh.push(`mkdir ${R(LAUNCHER_DIR)}`, `mount -t tmpfs -o size=64k,nr_inodes=16,mode=711 lab-launcher ${R(LAUNCHER_DIR)}`);
   sh.push(`mount -o remount,bind,ro ${q(base)}`);
   return sh;
+}
+
+// System folders, read-only; symlinks (merged /usr) recreated as symlinks. Returns the folders bound.
+function systemMounts(/** @type {string} */ base, /** @type {string[]} */ sh) {
+  /** @type {string[]} */
+  const bound = [];
+  for (const top of ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]) {
+    if (!existsSync(top) || bound.some((b) => top === b || top.startsWith(`${b}/`))) continue;
+    const st = lstatSync(top);
+    if (st.isSymbolicLink()) sh.push(`mkdir -p ${q(dirname(`${base}${top}`))}`, `ln -s ${q(readlinkSync(top))} ${q(`${base}${top}`)}`);
+    else if (st.isDirectory()) sh.push(`mkdir -p ${q(`${base}${top}`)}`, `mount --bind -o ro ${q(top)} ${q(`${base}${top}`)}`);
+    bound.push(top);
+  }
+  return bound;
 }
 
 // The confined command, run as `chroot <root> ...`: the unprivileged identity (root mode:
