@@ -132,16 +132,17 @@ function whenForked(/** @type {number} */ unsharePid, /** @type {(pid: number) =
   if (tries < 2000) setTimeout(() => whenForked(unsharePid, then, tries + 1), tries < 20 ? 0 : 5);
 }
 
-// SIGKILLs the host and unshare (whose --kill-child takes the namespace's first process, and
-// with it every process of the namespace).
+// SIGKILLs the host, the first process of its namespace: the kernel then kills every other
+// process of the namespace and the host is gone only when they all are, so unshare, which
+// waits for it, exits after the last of them. (Before the host's pid is known: unshare, whose
+// --kill-child takes the host with it.)
 function killHost(/** @type {Pending} */ host) {
-  for (const pid of [host.pid, host.child?.pid]) {
-    if (pid === undefined || host.done) continue;
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
+  const pid = host.pid ?? host.child?.pid;
+  if (pid === undefined || host.done) return;
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone
   }
 }
 
