@@ -10,12 +10,14 @@
 // in a PID, mount, IPC and UTS namespace of its own (`unshare --pid --fork --kill-child
 // --mount-proc`), chrooted into the host's root, confined like the payload (ns-root.mjs
 // confinedArgs). On the control connection the launcher answers
-// { t: "started", pid } (the host as the workers' namespace sees it; in its own it is 1)
+// { t: "started", pid, nsPid, init } (the host as the workers' namespace sees it, as its own
+// does: 2, after the namespace's init, INIT below, and that init's pid)
 // and { t: "exit", code, signal }; a "kill" line, or the control connection closing (the
 // worker ended), kills the host's namespace, everything the submission started with it.
 import { spawn } from "node:child_process";
 import { timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { constants } from "node:os";
 import { createServer } from "node:net";
 import { CHROOT, confinedArgs, HOST_ROOT } from "./ns-root.mjs";
 
@@ -28,10 +30,17 @@ const MAX_HEADER_BYTES = 256 * 1024;
 /** Hosts at once: a worker has one; more is a worker gone wrong. */
 const MAX_HOSTS = 64;
 const FLAGS = ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", `--mount-proc=${HOST_ROOT}/proc`];
+// The namespace's first process: a shell that starts the host (pid 2 there), lets go of the
+// host's descriptors and exits with the host's status (128 + n for signal n). The host itself
+// is not the namespace's init, which the kernel shields from most signals (an abort, a
+// SIGTERM to itself would do nothing), and its status reaches unshare, which exits with it
+// (unshare cannot pass on a SIGKILL: it exits 1 then; see exitOf).
+const INIT = ['"$@" &', "exec 3>&- >/dev/null 2>&1", "wait $!"].join("\n");
+const NAME_OF = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
 
 /**
  * @typedef {{ sockets: Map<string, import("node:net").Socket>, request?: any,
- *   child?: import("node:child_process").ChildProcess, pid?: number, done?: boolean }} Pending
+ *   child?: import("node:child_process").ChildProcess, init?: number, killed?: boolean, done?: boolean }} Pending
  */
 
 // Starts the launcher on `socketPath` (ns-init's view); resolves once it listens.
@@ -95,7 +104,8 @@ function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type 
   const hostEnv = {};
   for (const [key, value] of Object.entries(env)) if (typeof value === "string" && !key.startsWith(LAUNCHER_ENV)) hostEnv[key] = value;
   const s = (/** @type {string} */ role) => /** @type {import("node:net").Socket} */ (host.sockets.get(role));
-  const child = spawn("/usr/bin/unshare", [...FLAGS, CHROOT, HOST_ROOT, ...confinedArgs(config, command, cwd)], {
+  const init = ["/bin/sh", "-c", INIT, "lab-host-init", ...command];
+  const child = spawn("/usr/bin/unshare", [...FLAGS, CHROOT, HOST_ROOT, ...confinedArgs(config, init, cwd)], {
     env: hostEnv,
     stdio: ["ignore", s("stdout"), s("stderr"), s("fd3")],
   });
@@ -108,7 +118,7 @@ function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type 
   child.on("error", () => {});
   child.on("exit", (code, signal) => {
     host.done = true;
-    say({ t: "exit", code, signal });
+    say({ t: "exit", ...exitOf(host, code, signal) });
     control.end();
     forget();
   });
@@ -117,28 +127,47 @@ function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type 
   if (String(host.request?.early ?? "").includes("kill")) kill();
   control.on("close", kill);
   control.resume();
-  if (child.pid !== undefined) whenForked(child.pid, (pid) => ((host.pid = pid), say({ t: "started", pid })));
+  // The init's pid (to kill the namespace by), then the host's (what the worker is told).
+  if (child.pid !== undefined) whenForked(child.pid, (init) => ((host.init = init), whenForked(init, (pid) => say({ t: "started", pid, nsPid: nsPidOf(pid), init }))));
 }
 
-// The host's pid: unshare's one child (the first process of the new namespace), polled for.
-function whenForked(/** @type {number} */ unsharePid, /** @type {(pid: number) => void} */ then, tries = 0) {
+// The host's status from unshare's: a kill of ours is SIGKILL (unshare then exits 1), 128 + n
+// from the init is signal n, anything else the host's exit code.
+function exitOf(/** @type {Pending} */ host, /** @type {number | null} */ code, /** @type {string | null} */ signal) {
+  if (host.killed || signal) return { code: null, signal: signal && !host.killed ? signal : "SIGKILL" };
+  const name = code !== null && code > 128 ? NAME_OF.get(code - 128) : undefined;
+  return name ? { code: null, signal: name } : { code, signal: null };
+}
+
+// A process's pid in the namespace one level down (its NSpid), 0 when it is gone.
+function nsPidOf(/** @type {number} */ pid) {
+  try {
+    return Number(/^NSpid:\s*\d+\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+// The first child of `parent` (unshare's: the namespace's init; the init's: the host), polled for.
+function whenForked(/** @type {number} */ parent, /** @type {(pid: number) => void} */ then, tries = 0) {
   let child = 0;
   try {
-    child = Number(readFileSync(`/proc/${unsharePid}/task/${unsharePid}/children`, "utf8").trim().split(/\s+/)[0] || 0);
+    child = Number(readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim().split(/\s+/)[0] || 0);
   } catch {
-    return; // unshare is gone: its exit says the rest
+    return; // gone: unshare's exit says the rest
   }
   if (child > 0) return then(child);
-  if (tries < 2000) setTimeout(() => whenForked(unsharePid, then, tries + 1), tries < 20 ? 0 : 5);
+  if (tries < 2000) setTimeout(() => whenForked(parent, then, tries + 1), tries < 20 ? 0 : 5);
 }
 
-// SIGKILLs the host, the first process of its namespace: the kernel then kills every other
-// process of the namespace and the host is gone only when they all are, so unshare, which
-// waits for it, exits after the last of them. (Before the host's pid is known: unshare, whose
-// --kill-child takes the host with it.)
+// SIGKILLs the namespace's first process: the kernel then kills every other process of the
+// namespace, the host included, and the init is gone only when they all are, so unshare,
+// which waits for it, exits after the last of them. (Before the init's pid is known: unshare,
+// whose --kill-child takes the init with it.)
 function killHost(/** @type {Pending} */ host) {
-  const pid = host.pid ?? host.child?.pid;
+  const pid = host.init ?? host.child?.pid;
   if (pid === undefined || host.done) return;
+  host.killed = true;
   try {
     process.kill(pid, "SIGKILL");
   } catch {

@@ -29,7 +29,7 @@ const fs = require("node:fs");
 const { spawn } = require("node:child_process");
 const { WORKER_PID, SHARED, SCRATCH } = process.env;
 const attempt = (fn) => { try { fn(); return "ok"; } catch (e) { return e.code; } };
-const sleeper = spawn("/bin/sh", ["-c", "exec sleep 3141"], { stdio: "ignore" });
+const sleeper = spawn("sleep", ["3141"], { stdio: "ignore" });
 fs.writeFileSync(SHARED + "/pids.txt", String(sleeper.pid));
 fs.writeSync(3, JSON.stringify({
   pid: process.pid,
@@ -83,54 +83,98 @@ worker.on("message", async (m) => {
       }
     }
     const outer = [...tree].find((pid) => nspid(pid)[1] === inner);
-    fs.writeSync(3, JSON.stringify({ host: m, started: hostPid, hostLevels: nspid(hostPid.pid), sleeper: { outer, command: outer && fs.readFileSync("/proc/" + outer + "/cmdline", "utf8") }, fromHost: fs.existsSync(shared + "/from-host"), refused: await refused }) + "\n");
+    fs.writeSync(3, JSON.stringify({ host: m, started: hostPid, hostLevels: nspid(hostPid.pid), initLevels: nspid(hostPid.init), sleeper: { outer, command: outer && fs.readFileSync("/proc/" + outer + "/cmdline", "utf8") }, fromHost: fs.existsSync(shared + "/from-host"), refused: await refused }) + "\n");
     process.exit(0);
   }
 });
 `;
 
+// Three hosts in turn: one exits 7, one SIGTERMs itself, one is stopped through the bridge.
+const ENDINGS = String.raw`
+const { Worker } = require("node:worker_threads");
+const [bridge, scratch] = process.argv.slice(1);
+const hosts = {
+  exit7: "process.exit(7)",
+  term: "process.kill(process.pid, 'SIGTERM'); setInterval(() => {}, 1000)",
+  stop: "require('node:fs').writeSync(3, JSON.stringify({ t: 'up' }) + String.fromCharCode(10)); setInterval(() => {}, 1000)",
+};
+(async () => {
+  const exits = {};
+  for (const [name, code] of Object.entries(hosts)) {
+    const worker = new Worker(bridge, { workerData: { sab: new SharedArrayBuffer(64), command: [process.execPath, "-e", code], env: { PATH: process.env.PATH }, cwd: scratch, maxLine: 1 << 20 } });
+    exits[name] = await new Promise((resolve) => worker.on("message", (m) => {
+      if (m.t === "up") worker.postMessage({ t: "stop" });
+      if (m.t === "exit") resolve({ code: m.code, signal: m.signal });
+    }));
+    await worker.terminate();
+  }
+  require("node:fs").writeSync(3, JSON.stringify(exits) + String.fromCharCode(10));
+})();
+`;
+
+// A payload in a fresh grade folder of its own, its scratch the payload's user's.
+function hostingPayload(kind: "root" | "user", name: string, script: string, args: string[]) {
+  const gradeDir = join(work, `${name}-${kind}`);
+  const scratch = join(gradeDir, "scratch");
+  mkdirSync(scratch, { recursive: true });
+  chmodSync(work, 0o755);
+  chmodSync(gradeDir, 0o755);
+  if (kind === "root") chownSync(scratch, SANDBOX_UID, SANDBOX_UID);
+  const shared = join(scratch, "fixtures");
+  return { gradeDir, scratch, shared, start: (extra: string[]) => startPayload({
+    command: [process.execPath, "-e", script, join(ROOT, "labs", "33-mcp-lite", "host", "bridge.mjs"), ...extra, ...args],
+    cwd: scratch,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LAB_CLIENT_HOST: "1", LAB_FIXTURE_ROOT: shared },
+    input: "",
+    sandbox: kind,
+    root: ROOT,
+    hide: [],
+    gradeDir,
+    scratch,
+    cpuSeconds: 20,
+    scratchFolders: ["fixtures", "home", "cwd"],
+  }) };
+}
+
+// The payload's fd 3 (one JSON line) and ns-init's report, once the payload exited.
+async function outcome(payload: ReturnType<typeof startPayload>) {
+  payload.stdin.end();
+  let text = "";
+  let errors = "";
+  payload.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
+  payload.channel.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+  await new Promise((resolve) => payload.child.once("exit", resolve));
+  return { seen: text.trim() ? JSON.parse(text.trim()) : errors, report: await payload.report };
+}
+
 describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", (kind) => {
-  it("starts the host alone in namespaces of its own, its processes still in the worker's sight, and nothing outlives the payload", { timeout: 60_000 }, async () => {
-    const gradeDir = join(work, `g-${kind}`);
-    const scratch = join(gradeDir, "scratch");
-    mkdirSync(scratch, { recursive: true });
-    chmodSync(work, 0o755);
-    chmodSync(gradeDir, 0o755);
-    if (kind === "root") chownSync(scratch, SANDBOX_UID, SANDBOX_UID);
-    writeFileSync(join(gradeDir, "host.js"), HOST);
-    const shared = join(scratch, "fixtures");
-    const payload = startPayload({
-      command: [process.execPath, "-e", PAYLOAD, join(ROOT, "labs", "33-mcp-lite", "host", "bridge.mjs"), join(gradeDir, "host.js"), shared, scratch],
-      cwd: scratch,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LAB_CLIENT_HOST: "1", LAB_FIXTURE_ROOT: shared },
-      input: "",
-      sandbox: kind,
-      root: ROOT,
-      hide: [],
-      gradeDir,
-      scratch,
-      cpuSeconds: 20,
-      scratchFolders: ["fixtures", "home", "cwd"],
-    });
-    payload.stdin.end();
-    let text = "";
-    payload.channel.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-    await new Promise((resolve) => payload.child.once("exit", resolve));
-    const report = await payload.report;
+  it("passes on how each host ended: an exit code, a signal of its own, a stop from the bridge", { timeout: 60_000 }, async () => {
+    const run = hostingPayload(kind, "endings", ENDINGS, []);
+    const { seen, report } = await outcome(run.start([run.scratch]));
     expect(report?.setupError).toBeUndefined();
-    const seen = JSON.parse(text.trim());
-    // The host: first process of its own namespace, its /proc its own (itself and its child),
+    expect(seen).toEqual({ exit7: { code: 7, signal: null }, term: { code: null, signal: "SIGTERM" }, stop: { code: null, signal: "SIGKILL" } });
+    expect(report?.alive).toEqual([]);
+  });
+
+  it("starts the host alone in namespaces of its own, its processes still in the worker's sight, and nothing outlives the payload", { timeout: 60_000 }, async () => {
+    const run = hostingPayload(kind, "alone", PAYLOAD, []);
+    writeFileSync(join(run.gradeDir, "host.js"), HOST);
+    const { seen, report } = await outcome(run.start([join(run.gradeDir, "host.js"), run.shared, run.scratch]));
+    expect(report?.setupError).toBeUndefined();
+    // The host: pid 2 of its own namespace (after the init that waits for it), its /proc its
+    // own (the init, itself and its child),
     // no sight of the worker, the launcher or its token; of the scratch only the shared folder
     // is the worker's (the other folders are its own, empty).
-    expect(seen.host).toMatchObject({ pid: 1, ppid: 0, workerProc: "ENOENT", launcher: "ENOENT", launcherEnv: [], sharedWrite: "ok" });
-    expect(seen.host.procs).toBe(2);
+    expect(seen.host).toMatchObject({ pid: 2, ppid: 1, workerProc: "ENOENT", launcher: "ENOENT", launcherEnv: [], sharedWrite: "ok" });
+    expect(seen.host.procs).toBe(3);
     expect(seen.host.scratch).toEqual(["cwd", "fixtures", "home"]);
     expect(seen.fromHost).toBe(true);
-    // The worker: the host's pid in its own view, one level down it is 1; the grandchild found
+    // The worker: the host's pid in its own view, one level down it is 2; the grandchild found
     // by the pid the host recorded.
-    expect(seen.started).toEqual({ t: "pid", pid: seen.hostLevels[0], nsPid: 1 });
-    expect(seen.hostLevels[1]).toBe(1);
-    expect(seen.sleeper.command).toContain("sleep\u00003141");
+    expect(seen.started).toEqual({ t: "pid", pid: seen.hostLevels[0], nsPid: 2, init: seen.initLevels[0] });
+    expect(seen.hostLevels[1]).toBe(2);
+    expect(seen.initLevels[1]).toBe(1);
+    expect(seen.sleeper.command).toBe("sleep\u00003141\u0000");
     // A connection without the token is closed unanswered.
     expect(seen.refused).toBe("closed");
     // The payload exited with its host running: the host's namespace went with it.

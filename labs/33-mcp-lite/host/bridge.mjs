@@ -17,7 +17,7 @@ const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPor
 
 // Through the sandbox's launcher where it offers one (the host in namespaces of its own),
 // else a plain child (launch.mjs).
-const host = startHost({ command, env, cwd }, (pid, nsPid) => port.postMessage({ t: "pid", pid, nsPid }));
+const host = startHost({ command, env, cwd }, (pid, nsPid, init) => port.postMessage({ t: "pid", pid, nsPid, init }));
 const socket = host.socket;
 /** @type {Set<number>} */
 const syncSeqs = new Set();

@@ -46,6 +46,8 @@ export class HostChannel {
   pid: number | undefined;
   /** The host's pid in its own PID namespace (1 when the sandbox's launcher started it; else `pid`). */
   nsPid: number | undefined;
+  /** The first process of the host's namespace, where it has one of its own (the host's parent). */
+  init: number | undefined;
   /** Pids of the host's namespace → this worker's, for the processes seen so far (workerPid). */
   private readonly seen = new Map<number, number>();
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
@@ -85,7 +87,9 @@ export class HostChannel {
     if (message.t === "pid") {
       this.pid = message.pid;
       this.nsPid = message.nsPid ?? message.pid;
+      this.init = message.init;
       HOST_PIDS.add(message.pid);
+      if (message.init !== undefined) HOST_PIDS.add(message.init);
     } else if (message.t === "settled" || message.t === "reply") {
       const settle = this.waiting.get(message.seq);
       this.waiting.delete(message.seq);
@@ -111,6 +115,7 @@ export class HostChannel {
     this.dead = true;
     this.why = why;
     if (this.pid !== undefined) HOST_PIDS.delete(this.pid);
+    if (this.init !== undefined) HOST_PIDS.delete(this.init);
     for (const [, settle] of this.waiting) settle({ ok: false, gone: true, error: { mcp: false, message: why } });
     this.waiting.clear();
   }
@@ -180,8 +185,9 @@ export class HostChannel {
     return this.seen.get(pid) ?? GONE_PID;
   }
 
-  // Maps the pids of the host and its descendants (the host's namespace, as far as this
-  // worker can tell: /proc/<pid>/status NSpid names a process's pid at each level).
+  // Maps the pids of the host's namespace: its init and the init's descendants (the host,
+  // what it started, and orphans the init inherited), as this worker finds them by parent
+  // pid; /proc/<pid>/status NSpid names a process's pid at each level.
   private scan(): void {
     const children = new Map<number, Array<{ pid: number; inner: number }>>();
     for (const entry of readdirSync("/proc")) {
@@ -199,7 +205,7 @@ export class HostChannel {
       }
     }
     this.seen.set(this.nsPid!, this.pid!);
-    const stack = [this.pid!];
+    const stack = [this.init ?? this.pid!];
     while (stack.length > 0) {
       for (const child of children.get(stack.pop()!) ?? []) {
         if (this.seen.get(child.inner) === child.pid) continue;

@@ -20,15 +20,16 @@ import { connect } from "node:net";
  * @typedef {{ command: string[], env: Record<string, string>, cwd: string }} HostRequest
  */
 
-// Starts the host; `onPid(pid, nsPid)` once its pid is known.
-export function startHost(/** @type {HostRequest} */ request, /** @type {(pid: number, nsPid: number) => void} */ onPid) {
+// Starts the host; `onPid(pid, nsPid, init)` once its pid is known (init: the first process
+// of the host's namespace, where it has one of its own).
+export function startHost(/** @type {HostRequest} */ request, /** @type {(pid: number, nsPid: number, init?: number) => void} */ onPid) {
   const path = process.env.LAB_HOST_LAUNCHER;
   const token = process.env.LAB_HOST_LAUNCHER_TOKEN;
   return path && token ? launched(path, token, request, onPid) : plain(request, onPid);
 }
 
 /** @returns {Host} */
-function plain(/** @type {HostRequest} */ { command, env, cwd }, /** @type {(pid: number, nsPid: number) => void} */ onPid) {
+function plain(/** @type {HostRequest} */ { command, env, cwd }, /** @type {(pid: number, nsPid: number, init?: number) => void} */ onPid) {
   const child = spawn(String(command[0]), command.slice(1), { cwd, env, stdio: ["ignore", "inherit", "pipe", "pipe"], shell: false });
   const socket = /** @type {import("node:net").Socket} */ (child.stdio[3]);
   if (child.pid !== undefined) onPid(child.pid, child.pid);
@@ -42,7 +43,7 @@ function plain(/** @type {HostRequest} */ { command, env, cwd }, /** @type {(pid
 }
 
 /** @returns {Host} */
-function launched(/** @type {string} */ path, /** @type {string} */ token, /** @type {HostRequest} */ request, /** @type {(pid: number, nsPid: number) => void} */ onPid) {
+function launched(/** @type {string} */ path, /** @type {string} */ token, /** @type {HostRequest} */ request, /** @type {(pid: number, nsPid: number, init?: number) => void} */ onPid) {
   const id = randomUUID();
   const open = (/** @type {string} */ role, /** @type {object} */ extra = {}) => {
     const socket = connect(path);
@@ -74,7 +75,7 @@ function launched(/** @type {string} */ path, /** @type {string} */ token, /** @
       const message = JSON.parse(text.slice(0, newline));
       text = text.slice(newline + 1);
       if (message.t === "started") {
-        onPid(message.pid, 1);
+        onPid(message.pid, message.nsPid, message.init);
         for (const line of queued ?? []) socket.write(line);
         queued = undefined;
       } else if (message.t === "exit") exit(message.code ?? null, message.signal ?? null);
