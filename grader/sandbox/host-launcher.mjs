@@ -13,7 +13,8 @@
 // { t: "started", pid, nsPid, init } (the host as the workers' namespace sees it, as its own
 // does: 2, after the namespace's init, INIT below, and that init's pid)
 // and { t: "exit", code, signal }; a "kill" line, or the control connection closing (the
-// worker ended), kills the host's namespace, everything the submission started with it.
+// worker ended), kills the host's namespace, everything the submission started with it; a
+// "signal" line signals one process of it for the worker (serveControl).
 import { spawn } from "node:child_process";
 import { timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -35,7 +36,9 @@ const FLAGS = ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", `
 // is not the namespace's init, which the kernel shields from most signals (an abort, a
 // SIGTERM to itself would do nothing), and its status reaches unshare, which exits with it
 // (unshare cannot pass on a SIGKILL: it exits 1 then; see exitOf).
-const INIT = ['"$@" &', "exec 3>&- >/dev/null 2>&1", "wait $!"].join("\n");
+// The host's stderr comes as fd 4 (fd 2 of unshare and the tools before the init is ns-init's:
+// their own complaints, such as unshare's about a SIGKILL, stay out of the test output).
+const INIT = ['"$@" 2>&4 4>&- &', "exec 3>&- 4>&- >/dev/null 2>&1", "wait $!"].join("\n");
 const NAME_OF = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
 
 /**
@@ -105,9 +108,9 @@ function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type 
   for (const [key, value] of Object.entries(env)) if (typeof value === "string" && !key.startsWith(LAUNCHER_ENV)) hostEnv[key] = value;
   const s = (/** @type {string} */ role) => /** @type {import("node:net").Socket} */ (host.sockets.get(role));
   const init = ["/bin/sh", "-c", INIT, "lab-host-init", ...command];
-  const child = spawn("/usr/bin/unshare", [...FLAGS, CHROOT, HOST_ROOT, ...confinedArgs(config, init, cwd)], {
+  const child = spawn("/usr/bin/unshare", [...FLAGS, CHROOT, HOST_ROOT, ...confinedArgs(config, init, cwd, config.hostUid)], {
     env: hostEnv,
-    stdio: ["ignore", s("stdout"), s("stderr"), s("fd3")],
+    stdio: ["ignore", s("stdout"), "inherit", s("fd3"), s("stderr")],
   });
   host.child = child;
   // The host holds its own copies now: this process lets go of its ends.
@@ -122,13 +125,64 @@ function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type 
     control.end();
     forget();
   });
-  const kill = () => killHost(host);
-  control.on("data", (chunk) => void (chunk.toString("utf8").includes("kill") && kill()));
-  if (String(host.request?.early ?? "").includes("kill")) kill();
-  control.on("close", kill);
-  control.resume();
+  serveControl(host, control, say);
   // The init's pid (to kill the namespace by), then the host's (what the worker is told).
   if (child.pid !== undefined) whenForked(child.pid, (init) => ((host.init = init), whenForked(init, (pid) => say({ t: "started", pid, nsPid: nsPidOf(pid), init }))));
+}
+
+// The worker's lines on the control connection: "kill" (the host's namespace), or a signal
+// for one process of the host's namespace ({ t: "signal", seq, pid, signal }: the workers
+// cannot signal the host's user themselves), answered { t: "signalled", seq, error? }.
+function serveControl(/** @type {Pending} */ host, /** @type {import("node:net").Socket} */ control, /** @type {(m: object) => void} */ say) {
+  let text = String(host.request?.early ?? "");
+  const lines = () => {
+    let newline;
+    while ((newline = text.indexOf("\n")) !== -1) {
+      const line = text.slice(0, newline);
+      text = text.slice(newline + 1);
+      if (line === "kill") killHost(host);
+      else {
+        let message;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (message?.t === "signal") say({ t: "signalled", seq: message.seq, error: signalInside(host, message.pid, message.signal) });
+      }
+    }
+  };
+  control.on("data", (chunk) => {
+    text += chunk.toString("utf8");
+    if (text.length > MAX_HEADER_BYTES) text = "";
+    lines();
+  });
+  control.on("close", () => killHost(host));
+  control.resume();
+  lines();
+}
+
+// Sends `signal` to `pid` if it is a process of this host's namespace (its init or one of
+// the init's descendants, found by parent pids); returns the error code, if any.
+function signalInside(/** @type {Pending} */ host, /** @type {unknown} */ pid, /** @type {unknown} */ signal) {
+  if (!Number.isInteger(pid) || /** @type {number} */ (pid) <= 0 || host.init === undefined || host.done) return "ESRCH";
+  if (!(typeof signal === "number" || (typeof signal === "string" && signal in constants.signals))) return "EINVAL";
+  let at = /** @type {number} */ (pid);
+  for (let hop = 0; hop < 64 && at !== host.init; hop += 1) {
+    try {
+      at = Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${at}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      return "ESRCH";
+    }
+    if (at <= 1) return "ESRCH";
+  }
+  if (at !== host.init) return "ESRCH";
+  try {
+    process.kill(/** @type {number} */ (pid), /** @type {string | number} */ (signal));
+    return undefined;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code ?? "EPERM";
+  }
 }
 
 // The host's status from unshare's: a kill of ours is SIGKILL (unshare then exits 1), 128 + n

@@ -26,6 +26,8 @@ const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
 /** The unprivileged user the payload runs as when the grader is real root (nobody). */
 export const SANDBOX_UID = 65534;
+/** The client hosts' own user when the grader is real root (in SANDBOX_UID's group; see host-launcher.mjs). */
+export const HOST_UID = 65533;
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 /** Size of the sandbox's writable scratch folder (a tmpfs), in bytes. */
@@ -148,6 +150,7 @@ function nsInitConfig(options: PayloadOptions) {
     hide: options.hide,
     mode: options.sandbox,
     uid: SANDBOX_UID,
+    hostUid: options.sandbox === "root" ? HOST_UID : SANDBOX_UID,
     command: options.command,
     cwd: options.cwd,
     env: options.env,

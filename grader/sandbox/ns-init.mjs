@@ -22,7 +22,7 @@ import { LAUNCHER_ENV, LAUNCHER_TOKEN_ENV, startLauncher } from "./host-launcher
 import { CHROOT, confinedArgs, HOST_ROOT, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
 
 /** @typedef {{ root: string, also: string[], gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
- *  uid: number, command: string[], cwd: string, env: Record<string,string>, tmpBytes: number,
+ *  uid: number, hostUid: number, command: string[], cwd: string, env: Record<string,string>, tmpBytes: number,
  *  scratchBytes: number, inodes: number, scratchFolders: string[], records: string[], hostShared: string[],
  *  limits: { cpuSeconds: number, dataBytes: number, processes: number, fileBytes: number } }} Config */
 
@@ -94,6 +94,8 @@ if (hosting) {
   }
   env[LAUNCHER_ENV] = socket;
   env[LAUNCHER_TOKEN_ENV] = token;
+  // The hosts' own user (root mode) writes into the fixture folders by the payload's group.
+  if (config.hostUid !== config.uid) env.LAB_FIXTURE_GROUP_WRITABLE = "1";
 }
 
 const args = [NEW_ROOT, ...confinedArgs(config, config.command, config.cwd)];

@@ -59,11 +59,12 @@ export function rootScript(/** @type {string} */ base, /** @type {Config} */ con
   // The grade's folder read-only (the submission copy); its scratch folder a size-capped tmpfs
   // owned by the payload's user, with the folders the payload expects.
   sh.push(`mkdir -p ${R(config.gradeDir)}`, `mount --bind -o ro ${fds.gradeFd} ${R(config.gradeDir)}`);
-  const owner = config.mode === "root" ? `,uid=${config.uid},gid=${config.uid}` : "";
+  const uid = host ? config.hostUid : config.uid;
+  const owner = config.mode === "root" ? `,uid=${uid},gid=${config.uid}` : "";
   sh.push(`mount -t tmpfs -o size=${config.scratchBytes},nr_inodes=${config.inodes},mode=755,nosuid,nodev${owner} lab-scratch ${R(config.scratch)}`);
   for (const folder of config.scratchFolders) {
     sh.push(`mkdir -p ${R(`${config.scratch}/${folder}`)}`);
-    if (config.mode === "root") sh.push(`chown ${config.uid}:${config.uid} ${R(`${config.scratch}/${folder}`)}`);
+    if (config.mode === "root") sh.push(`chown ${uid}:${config.uid} ${R(`${config.scratch}/${folder}`)}`);
   }
   // The folders the host shares with the workers: the payload's own, bound through.
   if (host) for (const folder of config.hostShared) sh.push(`mount --bind ${q(`${NEW_ROOT}${config.scratch}/${folder}`)} ${R(`${config.scratch}/${folder}`)}`);
@@ -88,12 +89,13 @@ function systemMounts(/** @type {string} */ base, /** @type {string[]} */ sh) {
 }
 
 // The confined command, run as `chroot <root> ...`: the unprivileged identity (root mode:
-// config.uid; user mode: securebits that keep uid 0 of the namespace powerless), no new
+// `uid` (config.uid, or config.hostUid for a client host) and config.uid's group; user mode: securebits that keep uid 0 of the namespace powerless), no new
 // privileges, no capabilities, the resource limits, then the command in its folder.
-export function confinedArgs(/** @type {Config} */ config, /** @type {string[]} */ command, /** @type {string} */ cwd) {
+export function confinedArgs(/** @type {Config} */ config, /** @type {string[]} */ command, /** @type {string} */ cwd, uid = config.uid) {
+  // (A host's own user keeps the payload's group: the fixture workspaces are group-writable.)
   const identity =
     config.mode === "root"
-      ? [`--reuid=${config.uid}`, `--regid=${config.uid}`, "--clear-groups"]
+      ? [`--reuid=${uid}`, `--regid=${config.uid}`, "--clear-groups"]
       : ["--securebits=+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked,+keep_caps_locked"];
   const { cpuSeconds, dataBytes, processes, fileBytes } = config.limits;
   return [

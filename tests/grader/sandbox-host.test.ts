@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../grader/grade.ts";
 import { commandLine, isLive, listProcs } from "../../grader/procs.ts";
-import { SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
+import { HOST_UID, SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-host-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -32,6 +32,8 @@ const attempt = (fn) => { try { fn(); return "ok"; } catch (e) { return e.code; 
 const sleeper = spawn("sleep", ["3141"], { stdio: "ignore" });
 fs.writeFileSync(SHARED + "/pids.txt", String(sleeper.pid));
 fs.writeSync(3, JSON.stringify({
+  uid: process.getuid(),
+  gid: process.getgid(),
   pid: process.pid,
   ppid: process.ppid,
   procs: fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e)).length,
@@ -60,8 +62,12 @@ const refused = new Promise((resolve) => {
   socket.on("close", () => resolve("closed"));
   socket.write(JSON.stringify({ token: "0".repeat(64), id: "x", role: "control", command: ["/bin/true"], env: {}, cwd: "/" }) + "\n");
 });
-const env = { PATH: process.env.PATH, WORKER_PID: String(process.pid), SHARED: shared, SCRATCH: scratch, LAB_HOST_LAUNCHER_TOKEN: process.env.LAB_HOST_LAUNCHER_TOKEN };
-const worker = new Worker(bridge, { workerData: { sab: new SharedArrayBuffer(64), command: [process.execPath, hostFile], env, cwd: scratch, maxLine: 1 << 20 } });
+// A fixture workspace as fixtures/index.ts makes it: group-writable where the sandbox says so.
+const workspace = fs.mkdtempSync(shared + "/ws-");
+if (process.env.LAB_FIXTURE_GROUP_WRITABLE === "1") fs.chmodSync(workspace, 0o770);
+const env = { PATH: process.env.PATH, WORKER_PID: String(process.pid), SHARED: workspace, SCRATCH: scratch, LAB_HOST_LAUNCHER_TOKEN: process.env.LAB_HOST_LAUNCHER_TOKEN };
+const sab = new SharedArrayBuffer(8 + 4096);
+const worker = new Worker(bridge, { workerData: { sab, command: [process.execPath, hostFile], env, cwd: scratch, maxLine: 1 << 20 } });
 let hostPid;
 let hostSaid;
 worker.on("message", async (m) => {
@@ -71,7 +77,7 @@ worker.on("message", async (m) => {
   if (hostPid && hostSaid) {
     const m = hostSaid;
     hostSaid = undefined;
-    const inner = Number(fs.readFileSync(shared + "/pids.txt", "utf8"));
+    const inner = Number(fs.readFileSync(workspace + "/pids.txt", "utf8"));
     // The host's descendants, found by their parent pids, named by the host's namespace.
     const all = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map(Number);
     const tree = new Set([hostPid.pid]);
@@ -83,7 +89,20 @@ worker.on("message", async (m) => {
       }
     }
     const outer = [...tree].find((pid) => nspid(pid)[1] === inner);
-    fs.writeSync(3, JSON.stringify({ host: m, started: hostPid, hostLevels: nspid(hostPid.pid), initLevels: nspid(hostPid.init), sleeper: { outer, command: outer && fs.readFileSync("/proc/" + outer + "/cmdline", "utf8") }, fromHost: fs.existsSync(shared + "/from-host"), refused: await refused }) + "\n");
+    const command = outer && fs.readFileSync("/proc/" + outer + "/cmdline", "utf8");
+    // Signals through the launcher: refused for a process outside the host's namespace (this
+    // one), done for one inside (the sleeper).
+    const control = new Int32Array(sab, 0, 2);
+    const viaLauncher = (pid) => {
+      Atomics.store(control, 0, 0);
+      worker.postMessage({ t: "signal", pid, signal: "SIGKILL" });
+      Atomics.wait(control, 0, 0, 10000);
+      return JSON.parse(Buffer.from(new Uint8Array(sab, 8, Atomics.load(control, 1))).toString("utf8")).error ?? "ok";
+    };
+    const signals = { self: viaLauncher(process.pid), sleeper: viaLauncher(outer) };
+    for (let i = 0; i < 500 && fs.existsSync("/proc/" + outer) && !/^State:\s*Z/m.test(status(outer)); i += 1) await new Promise((r) => setTimeout(r, 10));
+    signals.sleeperGone = !fs.existsSync("/proc/" + outer) || /^State:\s*Z/m.test(status(outer));
+    fs.writeSync(3, JSON.stringify({ host: m, started: hostPid, hostLevels: nspid(hostPid.pid), initLevels: nspid(hostPid.init), sleeper: { outer, command }, fromHost: fs.existsSync(workspace + "/from-host"), refused: await refused, signals }) + "\n");
     process.exit(0);
   }
 });
@@ -167,6 +186,8 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
     // is the worker's (the other folders are its own, empty).
     expect(seen.host).toMatchObject({ pid: 2, ppid: 1, workerProc: "ENOENT", launcher: "ENOENT", launcherEnv: [], sharedWrite: "ok" });
     expect(seen.host.procs).toBe(3);
+    // As root a user of its own, in the payload's group; in a user namespace the one uid there is.
+    expect([seen.host.uid, seen.host.gid]).toEqual(kind === "root" ? [HOST_UID, SANDBOX_UID] : [0, 0]);
     expect(seen.host.scratch).toEqual(["cwd", "fixtures", "home"]);
     expect(seen.fromHost).toBe(true);
     // The worker: the host's pid in its own view, one level down it is 2; the grandchild found
@@ -175,6 +196,8 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
     expect(seen.hostLevels[1]).toBe(2);
     expect(seen.initLevels[1]).toBe(1);
     expect(seen.sleeper.command).toBe("sleep\u00003141\u0000");
+    // The launcher signals for the worker only inside the host's namespace.
+    expect(seen.signals).toEqual({ self: "ESRCH", sleeper: "ok", sleeperGone: true });
     // A connection without the token is closed unanswered.
     expect(seen.refused).toBe("closed");
     // The payload exited with its host running: the host's namespace went with it.

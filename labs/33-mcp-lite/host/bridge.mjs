@@ -99,6 +99,11 @@ port.on("message", (/** @type {any} */ message) => {
     host.kill();
     return;
   }
+  // A signal for a process of the host's (through the launcher): answered at once.
+  if (message.t === "signal") {
+    host.signal(message.pid, message.signal, (error) => answer(JSON.stringify({ t: "reply", ok: true, error })));
+    return;
+  }
   // A batch is one line: the host handles all of it in one turn of its event loop.
   const messages = message.t === "batch" ? message.messages : [message];
   for (const each of messages) {

@@ -8,12 +8,13 @@
 // the host handles a batch without reading anything in between. Two calls made back to
 // back reach the client back to back, as they would in one process, whatever the load.
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
+import { GONE_PID, PidView } from "./pid-view.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(here, "..", "..", "..");
@@ -48,8 +49,8 @@ export class HostChannel {
   nsPid: number | undefined;
   /** The first process of the host's namespace, where it has one of its own (the host's parent). */
   init: number | undefined;
-  /** Pids of the host's namespace → this worker's, for the processes seen so far (workerPid). */
-  private readonly seen = new Map<number, number>();
+  /** The host's pids as this worker sees them (pid-view.ts). */
+  private view: PidView | undefined;
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
@@ -88,6 +89,7 @@ export class HostChannel {
       this.pid = message.pid;
       this.nsPid = message.nsPid ?? message.pid;
       this.init = message.init;
+      this.view = new PidView(message.pid, this.nsPid!, message.init);
       HOST_PIDS.add(message.pid);
       if (message.init !== undefined) HOST_PIDS.add(message.init);
     } else if (message.t === "settled" || message.t === "reply") {
@@ -178,46 +180,30 @@ export class HostChannel {
     this.worker.postMessage({ t: "stop" });
   }
 
-  /** A pid of the host's namespace (what the client and its servers report) as this worker sees it. */
-  workerPid(pid: number): number {
-    if (this.pid === undefined || this.nsPid === this.pid || !Number.isInteger(pid) || pid <= 0) return pid;
-    if (!this.seen.has(pid)) this.scan();
-    return this.seen.get(pid) ?? GONE_PID;
+  /** Signals a process of the host's namespace through the launcher (a pid of this worker's view); the error code, if any. */
+  signal(pid: number, signal: string | number): string | undefined {
+    if (this.dead) return "ESRCH";
+    Atomics.store(this.control, 0, 0);
+    const before = this.takeBatch();
+    if (before.length > 0) this.worker.postMessage(before.length === 1 ? before[0] : { t: "batch", messages: before });
+    this.worker.postMessage({ t: "signal", pid, signal });
+    if (Atomics.wait(this.control, 0, 0, this.answerMs) === "timed-out") return "ETIMEDOUT";
+    const reply = JSON.parse(Buffer.from(this.data.subarray(0, Atomics.load(this.control, 1))).toString("utf8"));
+    return reply.error ?? undefined;
   }
 
-  // Maps the pids of the host's namespace: its init and the init's descendants (the host,
-  // what it started, and orphans the init inherited), as this worker finds them by parent
-  // pid; /proc/<pid>/status NSpid names a process's pid at each level.
-  private scan(): void {
-    const children = new Map<number, Array<{ pid: number; inner: number }>>();
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const status = readFileSync(`/proc/${entry}/status`, "utf8");
-        const ppid = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1]);
-        const levels = (/^NSpid:\s*(.*)$/m.exec(status)?.[1] ?? "").trim().split(/\s+/).map(Number);
-        if (levels.length < 2) continue;
-        const list = children.get(ppid) ?? [];
-        list.push({ pid: Number(entry), inner: levels[1]! });
-        children.set(ppid, list);
-      } catch {
-        // gone
-      }
-    }
-    this.seen.set(this.nsPid!, this.pid!);
-    const stack = [this.init ?? this.pid!];
-    while (stack.length > 0) {
-      for (const child of children.get(stack.pop()!) ?? []) {
-        if (this.seen.get(child.inner) === child.pid) continue;
-        this.seen.set(child.inner, child.pid);
-        stack.push(child.pid);
-      }
-    }
+  /** A pid of the host's namespace (what the client and its servers report) as this worker sees it. */
+  workerPid(pid: number): number {
+    return this.view ? this.view.toWorker(pid) : pid;
+  }
+
+  /** True when `pid` (this worker's view) is a process of the host's namespace. */
+  owns(pid: number): boolean {
+    return this.view?.owns(pid) ?? false;
   }
 }
 
-/** Stands for a pid of the host's namespace that no process has any more (above any pid_max). */
-export const GONE_PID = 2 ** 22 + 1;
+export { GONE_PID };
 
 // Why the host ended, in the learner's language (an out-of-memory death named as such).
 function endedMessage(exit: { code?: unknown; signal?: unknown; oom?: unknown }): string {
@@ -249,6 +235,22 @@ export function workerPid(pid: number): number {
 export function currentHost(): HostChannel | undefined {
   return current && !current.dead ? current : undefined;
 }
+
+// Where the host runs as a user of its own (the sandbox's launcher, as root), this worker may
+// not signal the host's processes itself: a signal it is refused for one of them (EPERM) goes
+// through the launcher, which checks the process is of that host's namespace. `kill(pid, 0)`
+// as well, so a liveness check reads as before.
+const realKill = process.kill.bind(process);
+process.kill = function kill(pid: number, signal?: string | number): true {
+  try {
+    return realKill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM" || !current?.owns(pid)) throw error;
+    const code = current.signal(pid, signal ?? "SIGTERM");
+    if (code === undefined) return true;
+    throw Object.assign(new Error(`kill ${code}`), { code, errno: -1, syscall: "kill" });
+  }
+} as typeof process.kill;
 
 process.on("exit", () => {
   for (const pid of HOST_PIDS) {

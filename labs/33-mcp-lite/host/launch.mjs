@@ -16,6 +16,7 @@ import { connect } from "node:net";
 /**
  * @typedef {{ socket: import("node:net").Socket, stderr: import("node:stream").Readable,
  *   write(line: string): void, kill(): void,
+ *   signal(pid: number, signal: string | number, done: (error?: string) => void): void,
  *   onExit(listener: (code: number | null, signal: string | null) => void): void }} Host
  * @typedef {{ command: string[], env: Record<string, string>, cwd: string }} HostRequest
  */
@@ -38,6 +39,7 @@ function plain(/** @type {HostRequest} */ { command, env, cwd }, /** @type {(pid
     stderr: /** @type {import("node:stream").Readable} */ (child.stderr),
     write: (line) => void socket.write(line),
     kill: () => void child.kill("SIGKILL"),
+    signal: (pid, signal, done) => done(attempt(() => process.kill(pid, signal))),
     onExit: (listener) => void child.on("exit", (code, signal) => listener(code, signal)),
   };
 }
@@ -66,6 +68,9 @@ function launched(/** @type {string} */ path, /** @type {string} */ token, /** @
     exited = true;
     for (const listener of exits) listener(code, signal);
   };
+  /** @type {Map<number, (error?: string) => void>} */
+  const signalled = new Map();
+  let nextSignal = 0;
   let text = "";
   control.setEncoding("utf8");
   control.on("data", (chunk) => {
@@ -78,6 +83,9 @@ function launched(/** @type {string} */ path, /** @type {string} */ token, /** @
         onPid(message.pid, message.nsPid, message.init);
         for (const line of queued ?? []) socket.write(line);
         queued = undefined;
+      } else if (message.t === "signalled") {
+        signalled.get(message.seq)?.(message.error ?? undefined);
+        signalled.delete(message.seq);
       } else if (message.t === "exit") exit(message.code ?? null, message.signal ?? null);
     }
   });
@@ -85,12 +93,32 @@ function launched(/** @type {string} */ path, /** @type {string} */ token, /** @
   control.on("close", () => {
     if (!exited) process.stderr.write("the client host launcher closed the connection\n");
     exit(null, null);
+    for (const done of signalled.values()) done("ESRCH");
+    signalled.clear();
   });
   return {
     socket,
     stderr,
     write: (line) => void (queued ? queued.push(line) : socket.write(line)),
     kill: () => void (control.destroyed || control.write("kill\n")),
+    // (The launcher signals the host's processes for this worker, which cannot where the
+    // host has a user of its own.)
+    signal: (pid, signal, done) => {
+      if (control.destroyed) return done("ESRCH");
+      const seq = ++nextSignal;
+      signalled.set(seq, done);
+      control.write(`${JSON.stringify({ t: "signal", seq, pid, signal })}\n`);
+    },
     onExit: (listener) => void exits.push(listener),
   };
+}
+
+// The error code of a call that may throw, or undefined.
+function attempt(/** @type {() => unknown} */ fn) {
+  try {
+    fn();
+    return undefined;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code ?? "EPERM";
+  }
 }
