@@ -45,7 +45,7 @@ export class HostChannel {
   why = "";
   /** The host's pid as this worker sees it. */
   pid: number | undefined;
-  /** The host's pid in its own PID namespace (1 when the sandbox's launcher started it; else `pid`). */
+  /** The host's pid in its own PID namespace (2 when the sandbox's launcher started it; else `pid`). */
   nsPid: number | undefined;
   /** The first process of the host's namespace, where it has one of its own (the host's parent). */
   init: number | undefined;
@@ -255,7 +255,9 @@ process.kill = function kill(pid: number, signal?: string | number): true {
 process.on("exit", () => {
   for (const pid of HOST_PIDS) {
     try {
-      process.kill(pid, "SIGKILL");
+      // (Not through the launcher: the worker is going, and its connections with it, which
+      // ends its host's namespace anyway.)
+      realKill(pid, "SIGKILL");
     } catch {
       // gone
     }
