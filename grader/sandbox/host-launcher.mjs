@@ -47,7 +47,7 @@ const NAME_OF = new Map(Object.entries(constants.signals).map(([name, n]) => [n,
  */
 
 // Starts the launcher on `socketPath` (ns-init's view); resolves once it listens.
-export function startLauncher(/** @type {import("./ns-init.mjs").Config} */ config, /** @type {string} */ socketPath, /** @type {string} */ token) {
+export function startLauncher(/** @type {import("./ns-root.mjs").Config} */ config, /** @type {string} */ socketPath, /** @type {string} */ token) {
   /** @type {Map<string, Pending>} */
   const hosts = new Map();
   const expected = Buffer.from(token);
@@ -98,7 +98,7 @@ function firstLine(/** @type {import("node:net").Socket} */ socket, /** @type {(
 }
 
 // Starts one host with the three connections as its fds 3, 1 and 2, and serves its control.
-function launch(/** @type {import("./ns-init.mjs").Config} */ config, /** @type {Pending} */ host, /** @type {() => void} */ forget) {
+function launch(/** @type {import("./ns-root.mjs").Config} */ config, /** @type {Pending} */ host, /** @type {() => void} */ forget) {
   const control = /** @type {import("node:net").Socket} */ (host.sockets.get("control"));
   const { command, env, cwd } = host.request ?? {};
   const ok = Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === "string") && typeof cwd === "string" && env && typeof env === "object";

@@ -21,10 +21,7 @@ import { readRecordFile } from "../safe-fs.mjs";
 import { LAUNCHER_ENV, LAUNCHER_TOKEN_ENV, startLauncher } from "./host-launcher.mjs";
 import { CHROOT, confinedArgs, HOST_ROOT, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
 
-/** @typedef {{ root: string, also: string[], gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
- *  uid: number, hostUid: number, command: string[], cwd: string, env: Record<string,string>, tmpBytes: number,
- *  scratchBytes: number, inodes: number, scratchFolders: string[], records: string[], hostShared: string[],
- *  limits: { cpuSeconds: number, dataBytes: number, processes: number, fileBytes: number } }} Config */
+/** @typedef {import("./ns-root.mjs").Config} Config */
 
 const REPORT_FD = 4;
 const report = (/** @type {object} */ record) => {

@@ -11,7 +11,11 @@
 import { existsSync, lstatSync, openSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** @typedef {import("./ns-init.mjs").Config} Config */
+/** What ns-init is told (sandbox/index.ts nsInitConfig). */
+/** @typedef {{ root: string, also: string[], gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
+ *  uid: number, hostUid: number, command: string[], cwd: string, env: Record<string,string>, tmpBytes: number,
+ *  scratchBytes: number, inodes: number, scratchFolders: string[], records: string[], hostShared: string[],
+ *  limits: { cpuSeconds: number, dataBytes: number, processes: number, fileBytes: number } }} Config */
 export const q = (/** @type {string} */ s) => `'${s.replaceAll("'", "'\\''")}'`;
 /** The payload's root and the client host's root: tmpfs mount points on the staging /tmp. */
 export const NEW_ROOT = "/tmp/.lab-root";

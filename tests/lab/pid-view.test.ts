@@ -22,7 +22,14 @@ async function childOf(pid: number): Promise<number> {
 }
 
 let stop: (() => void) | undefined;
-afterEach(() => stop?.());
+afterEach(() => {
+  try {
+    stop?.();
+  } catch {
+    // already gone
+  }
+  stop = undefined;
+});
 
 describe.skipIf(!usable)("a client host's pids seen from its worker", () => {
   it("maps the init, the host and the host's child to their pids here, and nothing else", async () => {
