@@ -102,7 +102,8 @@ function launch(/** @type {import("./ns-root.mjs").Config} */ config, /** @type 
   const control = /** @type {import("node:net").Socket} */ (host.sockets.get("control"));
   const { command, env, cwd } = host.request ?? {};
   const ok = Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === "string") && typeof cwd === "string" && env && typeof env === "object";
-  if (!ok) return void destroyAll(host, forget);
+  // (A worker that went before its host could start gets none.)
+  if (!ok || control.destroyed) return void destroyAll(host, forget);
   /** @type {Record<string, string>} */
   const hostEnv = {};
   for (const [key, value] of Object.entries(env)) if (typeof value === "string" && !key.startsWith(LAUNCHER_ENV)) hostEnv[key] = value;
