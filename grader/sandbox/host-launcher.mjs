@@ -39,7 +39,8 @@ const FLAGS = ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", `
 // The host's stderr comes as fd 4 (fd 2 of unshare and the tools before the init is ns-init's:
 // their own complaints, such as unshare's about a SIGKILL, stay out of the test output).
 const INIT = ['"$@" 2>&4 4>&- &', "exec 3>&- 4>&- >/dev/null 2>&1", "wait $!"].join("\n");
-const NAME_OF = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+// (The first name of each number: SIGABRT, not its alias SIGIOT.)
+const NAME_OF = new Map(Object.entries(constants.signals).reverse().map(([name, n]) => [n, name]));
 
 /**
  * @typedef {{ sockets: Map<string, import("node:net").Socket>, request?: any,
