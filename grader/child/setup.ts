@@ -43,11 +43,14 @@ beforeEach((ctx) => {
   const name = [...ancestorNames(ctx.task), ctx.task.name].join(" > ");
   currentMeta = ctx.task.meta as typeof currentMeta;
   process.env.LAB_CURRENT_TEST = name;
-  const before = new Set(descendants(process.pid).map((p) => p.pid));
+  // The client's hosts may run apart from this worker (the sandbox's launcher): what they
+  // start is counted too.
+  const tree = () => [...new Map([process.pid, ...hostPids].flatMap((root) => descendants(root)).map((p) => [p.pid, p])).values()];
+  const before = new Set(tree().map((p) => p.pid));
   // Registered before the test body registers its own cleanup, so (hooks run as a stack)
   // this runs last: after the harness closed the client and killed what the fixture recorded.
   ctx.onTestFinished(async () => {
-    const strays = descendants(process.pid).filter((p) => !before.has(p.pid) && !hostPids.has(p.pid));
+    const strays = tree().filter((p) => !before.has(p.pid) && !hostPids.has(p.pid));
     if (strays.length > 0) {
       const records = strays.map((p) => ({ test: name, pid: p.pid, command: commandLine(p.pid) }));
       await killAndWait(strays.map((p) => p.pid));

@@ -13,7 +13,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import type { RecordRead } from "../safe-fs.mjs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 
@@ -26,6 +26,8 @@ const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
 /** The unprivileged user the payload runs as when the grader is real root (nobody). */
 export const SANDBOX_UID = 65534;
+/** The client hosts' own user when the grader is real root (in SANDBOX_UID's group; see host-launcher.mjs). */
+export const HOST_UID = 65533;
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 /** Size of the sandbox's writable scratch folder (a tmpfs), in bytes. */
@@ -148,6 +150,7 @@ function nsInitConfig(options: PayloadOptions) {
     hide: options.hide,
     mode: options.sandbox,
     uid: SANDBOX_UID,
+    hostUid: options.sandbox === "root" ? HOST_UID : SANDBOX_UID,
     command: options.command,
     cwd: options.cwd,
     env: options.env,
@@ -156,8 +159,19 @@ function nsInitConfig(options: PayloadOptions) {
     inodes: SANDBOX_INODES,
     scratchFolders: options.scratchFolders ?? [],
     records: options.records ?? [],
+    hostShared: hostShared(options),
     limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES, fileBytes: PAYLOAD_FILE_BYTES },
   };
+}
+
+// The scratch folders a run that hosts its client (LAB_CLIENT_HOST) shares with the client
+// hosts (host-launcher.mjs): the fixture workspaces' root, where the servers the client
+// starts write their logs and pid files. Nothing else of the scratch is in a host's root.
+function hostShared(options: PayloadOptions): string[] {
+  if (options.env.LAB_CLIENT_HOST !== "1") return [];
+  const shared = options.env.LAB_FIXTURE_ROOT ?? "";
+  const rel = relative(options.scratch, shared);
+  return shared && rel && !rel.startsWith("..") && !isAbsolute(rel) ? [rel] : [];
 }
 
 /** Largest report ns-init may send, in characters (the records it carries are capped each). */

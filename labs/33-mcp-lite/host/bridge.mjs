@@ -6,8 +6,8 @@
 // synchronous reads; everything else (call outcomes, escaped errors, the host's exit) is
 // posted back as a message. The host's own stdout and stderr are the worker's: the
 // submission's console output shows where a test's does, and never mixes with the protocol.
-import { spawn } from "node:child_process";
 import { parentPort, workerData } from "node:worker_threads";
+import { startHost } from "./launch.mjs";
 
 /** @type {{ sab: SharedArrayBuffer, command: string[], env: Record<string,string>, cwd: string, maxLine: number }} */
 const { sab, command, env, cwd, maxLine } = workerData;
@@ -15,16 +15,16 @@ const control = new Int32Array(sab, 0, 2);
 const data = new Uint8Array(sab, 8);
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
 
-/** @type {import("node:child_process").ChildProcess} */
-const host = spawn(String(command[0]), command.slice(1), { cwd, env, stdio: ["ignore", "inherit", "pipe", "pipe"], shell: false });
-const socket = /** @type {import("node:net").Socket} */ (host.stdio[3]);
-port.postMessage({ t: "pid", pid: host.pid });
+// Through the sandbox's launcher where it offers one (the host in namespaces of its own),
+// else a plain child (launch.mjs).
+const host = startHost({ command, env, cwd }, (pid, nsPid, init) => port.postMessage({ t: "pid", pid, nsPid, init }));
+const socket = host.socket;
 /** @type {Set<number>} */
 const syncSeqs = new Set();
 // The host's stderr passes through to the worker's; its last bytes are kept to tell an
 // out-of-memory death from another.
 let stderrTail = "";
-host.stderr?.on("data", (/** @type {Buffer} */ chunk) => {
+host.stderr.on("data", (/** @type {Buffer} */ chunk) => {
   process.stderr.write(chunk);
   stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4096);
 });
@@ -47,7 +47,7 @@ socket.on("data", (chunk) => {
   if (buffer.length > maxLine && buffer.indexOf("\n") === -1) {
     buffer = "";
     port.postMessage({ t: "fault", message: `the client's host sent a line over ${maxLine} bytes` });
-    host.kill("SIGKILL");
+    host.kill();
     return;
   }
   let newline;
@@ -72,14 +72,14 @@ socket.on("error", () => {});
 /** @type {{ code: number | null, signal: string | null, oom: boolean } | undefined} */
 let exit;
 let stderrEnded = false;
-host.stderr?.on("end", () => (stderrEnded = true));
-host.on("exit", async (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
+host.stderr.on("end", () => (stderrEnded = true));
+host.onExit(async (code, signal) => {
   // V8's last words ("heap out of memory") may still be in the pipe: read to its end, which
   // comes with the process's death unless something it started holds it open (then 1 s).
-  if (!stderrEnded && host.stderr) {
+  if (!stderrEnded) {
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, 1_000);
-      host.stderr?.once("end", () => {
+      host.stderr.once("end", () => {
         clearTimeout(timer);
         resolve(undefined);
       });
@@ -96,7 +96,12 @@ host.on("exit", async (/** @type {number | null} */ code, /** @type {string | nu
 
 port.on("message", (/** @type {any} */ message) => {
   if (message.t === "stop") {
-    host.kill("SIGKILL");
+    host.kill();
+    return;
+  }
+  // A signal for a process of the host's (through the launcher): answered at once.
+  if (message.t === "signal") {
+    host.signal(message.pid, message.signal, (error) => answer(JSON.stringify({ t: "reply", ok: true, error })));
     return;
   }
   // A batch is one line: the host handles all of it in one turn of its event loop.
@@ -107,5 +112,5 @@ port.on("message", (/** @type {any} */ message) => {
     if (each.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
     else port.postMessage({ t: "settled", seq: each.seq, ok: false, gone: true, exit });
   }
-  if (!ended) socket.write(`${JSON.stringify(message)}\n`);
+  if (!ended) host.write(`${JSON.stringify(message)}\n`);
 });

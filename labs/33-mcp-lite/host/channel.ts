@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
+import { GONE_PID, PidView } from "./pid-view.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(here, "..", "..", "..");
@@ -42,7 +43,14 @@ export class HostChannel {
   dead = false;
   /** Why the host ended, once it has. */
   why = "";
+  /** The host's pid as this worker sees it. */
   pid: number | undefined;
+  /** The host's pid in its own PID namespace (2 when the sandbox's launcher started it; else `pid`). */
+  nsPid: number | undefined;
+  /** The first process of the host's namespace, where it has one of its own (the host's parent). */
+  init: number | undefined;
+  /** The host's pids as this worker sees them (pid-view.ts). */
+  private view: PidView | undefined;
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
@@ -64,7 +72,8 @@ export class HostChannel {
       ? [process.execPath, ...heap, process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
       : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
     const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && key !== "NODE_OPTIONS") env[key] = value;
+    // (Nor the sandbox's launcher: its socket and token are the workers' alone.)
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && !key.startsWith("LAB_HOST_LAUNCHER") && key !== "NODE_OPTIONS") env[key] = value;
     env.LAB_IN_HOST = "1";
     // In the host every resolution must stay inside the submission's copy (nothing of the
     // harness loads after the submission does).
@@ -78,7 +87,11 @@ export class HostChannel {
   private onMessage(message: any): void {
     if (message.t === "pid") {
       this.pid = message.pid;
+      this.nsPid = message.nsPid ?? message.pid;
+      this.init = message.init;
+      this.view = new PidView(message.pid, this.nsPid!, message.init);
       HOST_PIDS.add(message.pid);
+      if (message.init !== undefined) HOST_PIDS.add(message.init);
     } else if (message.t === "settled" || message.t === "reply") {
       const settle = this.waiting.get(message.seq);
       this.waiting.delete(message.seq);
@@ -104,6 +117,7 @@ export class HostChannel {
     this.dead = true;
     this.why = why;
     if (this.pid !== undefined) HOST_PIDS.delete(this.pid);
+    if (this.init !== undefined) HOST_PIDS.delete(this.init);
     for (const [, settle] of this.waiting) settle({ ok: false, gone: true, error: { mcp: false, message: why } });
     this.waiting.clear();
   }
@@ -165,7 +179,31 @@ export class HostChannel {
   stop(): void {
     this.worker.postMessage({ t: "stop" });
   }
+
+  /** Signals a process of the host's namespace through the launcher (a pid of this worker's view); the error code, if any. */
+  signal(pid: number, signal: string | number): string | undefined {
+    if (this.dead) return "ESRCH";
+    Atomics.store(this.control, 0, 0);
+    const before = this.takeBatch();
+    if (before.length > 0) this.worker.postMessage(before.length === 1 ? before[0] : { t: "batch", messages: before });
+    this.worker.postMessage({ t: "signal", pid, signal });
+    if (Atomics.wait(this.control, 0, 0, this.answerMs) === "timed-out") return "ETIMEDOUT";
+    const reply = JSON.parse(Buffer.from(this.data.subarray(0, Atomics.load(this.control, 1))).toString("utf8"));
+    return reply.error ?? undefined;
+  }
+
+  /** A pid of the host's namespace (what the client and its servers report) as this worker sees it. */
+  workerPid(pid: number): number {
+    return this.view ? this.view.toWorker(pid) : pid;
+  }
+
+  /** True when `pid` (this worker's view) is a process of the host's namespace. */
+  owns(pid: number): boolean {
+    return this.view?.owns(pid) ?? false;
+  }
 }
+
+export { GONE_PID };
 
 // Why the host ended, in the learner's language (an out-of-memory death named as such).
 function endedMessage(exit: { code?: unknown; signal?: unknown; oom?: unknown }): string {
@@ -186,15 +224,40 @@ export function hostChannel(): HostChannel {
   return current;
 }
 
+/** A pid the client or its servers reported (its host's namespace), as this worker sees it. */
+export function workerPid(pid: number): number {
+  return current ? current.workerPid(pid) : pid;
+}
+// The fixture workspaces read their pid files through it (fixtures/index.ts).
+(globalThis as Record<symbol, unknown>)[Symbol.for("lab.workerPid")] = workerPid;
+
 /** The host this worker has now, if any (for the observers' queries). */
 export function currentHost(): HostChannel | undefined {
   return current && !current.dead ? current : undefined;
 }
 
+// Where the host runs as a user of its own (the sandbox's launcher, as root), this worker may
+// not signal the host's processes itself: a signal it is refused for one of them (EPERM) goes
+// through the launcher, which checks the process is of that host's namespace. `kill(pid, 0)`
+// as well, so a liveness check reads as before.
+const realKill = process.kill.bind(process);
+process.kill = function kill(pid: number, signal?: string | number): true {
+  try {
+    return realKill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM" || !current?.owns(pid)) throw error;
+    const code = current.signal(pid, signal ?? "SIGTERM");
+    if (code === undefined) return true;
+    throw Object.assign(new Error(`kill ${code}`), { code, errno: -1, syscall: "kill" });
+  }
+} as typeof process.kill;
+
 process.on("exit", () => {
   for (const pid of HOST_PIDS) {
     try {
-      process.kill(pid, "SIGKILL");
+      // (Not through the launcher: the worker is going, and its connections with it, which
+      // ends its host's namespace anyway.)
+      realKill(pid, "SIGKILL");
     } catch {
       // gone
     }

@@ -71,9 +71,9 @@ export function resetSpawnCalls(): void {
   else recorder.resetSpawnCalls();
 }
 
-/** The pid of the process the client under test runs in (a server it spawns is its child). */
+/** The pid of the process the client under test runs in, as a server it spawns sees it (its parent pid). */
 export function clientProcessPid(): number | undefined {
-  return HOSTED ? currentHost()?.pid : process.pid;
+  return HOSTED ? currentHost()?.nsPid : process.pid;
 }
 
 // Aborts `controller` after `ms` on a timer in the client's own process, so that it races the

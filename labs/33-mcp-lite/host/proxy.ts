@@ -4,7 +4,7 @@
 // "#submission/src/mcp-client.ts" and read exactly as they would against the real thing;
 // nothing of the submission is ever loaded in the test worker.
 
-import { decodeValue, hostChannel, rebuild, type HostChannel } from "./channel.ts";
+import { decodeValue, hostChannel, rebuild, workerPid, type HostChannel } from "./channel.ts";
 import { idFor } from "./signals.ts";
 import { packArgs, type Encoded } from "./wire.ts";
 
@@ -94,8 +94,10 @@ export class McpClient {
   get pendingCount(): number {
     return this.#state("pendingCount") as number;
   }
+  // The client reports a pid of its host's namespace; the tests check it from theirs.
   get pid(): number | undefined {
-    return this.#state("pid") as number | undefined;
+    const pid = this.#state("pid") as number | undefined;
+    return typeof pid === "number" ? workerPid(pid) : pid;
   }
   get initialized(): boolean {
     return this.#state("initialized") as boolean;
