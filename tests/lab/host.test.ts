@@ -106,6 +106,25 @@ describe("the host channel", () => {
     }
   });
 
+  it("counts what the host posted, so a still host with an outcome on its way is not still", async () => {
+    const entry = submission("posted", `export class McpClient { callTool() { return Promise.resolve("done"); } }`);
+    const channel = new HostChannel(entry);
+    try {
+      expect(channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toMatchObject({ ok: true });
+      const call = channel.send({ t: "call", client: 1, op: "callTool", args: packArgs([]) });
+      // The request travels with the call: the host settles it, posts the outcome, then answers.
+      const answer = channel.request({ t: "query", what: "stillness" });
+      const { posted } = decodeValue(answer.value) as { posted: number };
+      expect(posted).toBe(1);
+      // Read synchronously after the answer: the outcome may still be in this thread's queue.
+      expect(channel.received).toBeLessThanOrEqual(posted);
+      await call;
+      expect(channel.received).toBe(posted);
+    } finally {
+      channel.stop();
+    }
+  });
+
   it("gives up on a host that never answers, within its answer deadline, and stops it", () => {
     const entry = submission("stuck", `export class McpClient { constructor() { for (;;) {} } }`);
     const channel = new HostChannel(entry, { answerMs: 3_000 });

@@ -41,6 +41,8 @@ export class HostChannel {
   private seq = 0;
   private readonly waiting = new Map<number, Settle>();
   dead = false;
+  /** Messages the host posted that arrived here (see the host's stillness answer). */
+  received = 0;
   /** Why the host ended, once it has. */
   why = "";
   /** The host's pid as this worker sees it. */
@@ -92,7 +94,19 @@ export class HostChannel {
       this.view = new PidView(message.pid, this.nsPid!, message.init);
       HOST_PIDS.add(message.pid);
       if (message.init !== undefined) HOST_PIDS.add(message.init);
-    } else if (message.t === "settled" || message.t === "reply") {
+    } else if (message.t === "settled" || message.t === "reply" || message.t === "callback" || message.t === "escaped") {
+      this.received += 1;
+      this.deliver(message);
+    } else if (message.t === "exit") {
+      this.fail(endedMessage(message));
+    } else if (message.t === "fault") {
+      this.fail(String(message.message));
+    }
+  }
+
+  // A message the host posted: a call's outcome, a callback, an escaped error.
+  private deliver(message: any): void {
+    if (message.t === "settled" || message.t === "reply") {
       const settle = this.waiting.get(message.seq);
       this.waiting.delete(message.seq);
       settle?.(message);
@@ -105,10 +119,6 @@ export class HostChannel {
       const emit = process.emit as unknown as (event: string, ...args: unknown[]) => boolean;
       if (message.kind === "unhandledRejection") emit.call(process, "unhandledRejection", error, Promise.resolve());
       else emit.call(process, "uncaughtException", error, "uncaughtException");
-    } else if (message.t === "exit") {
-      this.fail(endedMessage(message));
-    } else if (message.t === "fault") {
-      this.fail(String(message.message));
     }
   }
 

@@ -46,12 +46,15 @@ export function liveClientTimeoutListeners(): number {
 }
 
 // Still only when both sides are: this worker holds nothing of the test's that could fire,
-// and the host reports the client's side still.
+// the host reports the client's side still, and every message the host posted before it
+// answered has arrived here (an outcome on its way is something that will still happen).
 export function stillness(): string | undefined {
   const here = local.stillness();
   if (!HOSTED || here === undefined) return here;
-  const there = ask<string | null>("stillness", undefined, null);
-  return there === null ? undefined : `${here}|${there}`;
+  const host = currentHost();
+  const there = ask<{ still: string | null; posted: number } | null>("stillness", undefined, null);
+  if (!host || !there || there.still === null || host.received < there.posted) return undefined;
+  return `${here}|${there.still}`;
 }
 
 export function startedCount(): number {

@@ -27,9 +27,16 @@ const socket = new Socket({ fd: 3, readable: true, writable: true });
 // The host's own writes are not the client's activity: not tracked (and not traced, which
 // would cost a stack capture per message).
 const send = (message: object): void => untracked(() => void socket.write(`${JSON.stringify(message)}\n`));
+// Lines sent that the worker receives as messages (everything but the answers it waits for
+// synchronously): a still host is still only once the worker has received all of them.
+let posted = 0;
+const post = (message: object): void => {
+  posted += 1;
+  send(message);
+};
 // What escapes the client (an uncaught exception, an unhandled rejection) goes to the worker,
 // which raises it there, where the test runner sees it as it would in-process.
-const escaped = (kind: string) => (error: unknown) => send({ t: "escaped", kind, error: encodeError(error, isMcp) });
+const escaped = (kind: string) => (error: unknown) => post({ t: "escaped", kind, error: encodeError(error, isMcp) });
 process.on("uncaughtException", escaped("uncaughtException"));
 process.on("unhandledRejection", escaped("unhandledRejection"));
 
@@ -72,7 +79,7 @@ function standIns(value: unknown): unknown {
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [key, field] of Object.entries(copy)) {
     const fn = (field as { $fn?: unknown } | null)?.$fn;
-    if (typeof fn === "number") copy[key] = (...args: unknown[]) => send({ t: "callback", fn, args: encodeValue(args) });
+    if (typeof fn === "number") copy[key] = (...args: unknown[]) => post({ t: "callback", fn, args: encodeValue(args) });
   }
   return copy;
 }
@@ -99,7 +106,8 @@ const queries: Record<string, (arg: any) => unknown> = {
     return controller ? abortListeners(controller.signal) : 0;
   },
   liveClientTimeoutListeners: () => liveClientTimeoutListeners(),
-  stillness: () => stillness() ?? null,
+  // What was posted before this answer is on its way to the worker: it counts them in.
+  stillness: () => ({ still: stillness() ?? null, posted }),
   startedCount: () => startedCount(),
   processesStarted: () => processesStarted(),
   spawnCalls: () => spawnCalls(),
@@ -116,7 +124,7 @@ const abortTimers = new Map<number, ReturnType<typeof setTimeout>>();
 // One request of the worker's. Sync requests are answered at once; calls when they settle.
 function handle(message: any): void {
   const { seq } = message;
-  const reply = (body: object): void => send({ t: "reply", seq, ...body });
+  const reply = (body: object): void => (message.sync ? send : post)({ t: "reply", seq, ...body });
   try {
     switch (message.t) {
       case "batch":
@@ -139,6 +147,9 @@ function handle(message: any): void {
         controllers.get(message.signal)?.abort(unpackArgs(message.args)[0]);
         return reply({ ok: true });
       case "query":
+        // Stillness is judged once this turn's microtasks have run (a call just made or just
+        // settled is not yet visible before), so after them, in a turn of its own.
+        if (message.what === "stillness") return void untracked(() => setImmediate(() => reply({ ok: true, value: encodeValue(queries.stillness!(undefined)) })));
         return reply({ ok: true, value: encodeValue(queries[message.what]?.(message.arg)) });
       case "export":
         return reply({ ok: true, value: encodeValue(mod && typeof mod[message.name] !== "function" ? mod[message.name] : undefined) });
@@ -154,7 +165,7 @@ function handle(message: any): void {
 }
 
 function call(message: any): void {
-  const settled = (body: object) => send({ t: "settled", seq: message.seq, ...body });
+  const settled = (body: object) => post({ t: "settled", seq: message.seq, ...body });
   const client = clients.get(message.client);
   const args = unpackArgs(message.args).map(revive);
   let promise: unknown;
