@@ -33,7 +33,7 @@ export default defineConfig({
       // Not measured in-process: grader/child/* runs inside the vitest child each grade spawns,
       // grader/bench.ts and fixtures/measure-startup.mjs are benchmarks, platforms are CI files,
       // fixtures/mcp-server-coverage.mjs is the collector itself.
-      // Likewise the sandbox's inside (ns-init, the guard and its hooks, the confinement
+      // Likewise the sandbox's inside (ns-init, its root and the host launcher, the guard and its hooks, the confinement
       // plugin and its policy, the grade config): they run only in the processes a grade starts.
       exclude: [
         "**/*.test.ts",
@@ -44,7 +44,7 @@ export default defineConfig({
           "grader/bench.ts",
           "fixtures/measure-startup.mjs",
           "fixtures/mcp-server-coverage.mjs",
-          "grader/sandbox/{ns-init,guard,guard-hooks,policy}.mjs",
+          "grader/sandbox/{ns-init,ns-root,host-launcher,guard,guard-hooks,policy}.mjs",
           "grader/sandbox/confine.ts",
           "grader/vitest.grade.config.ts",
           "grader/vitest-overrides.ts",
