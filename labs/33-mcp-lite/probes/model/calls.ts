@@ -47,20 +47,23 @@ export class Echo extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = startCall(m, r, "echo", { value: this.value, isError: this.isError, notify: this.notify });
-    if (await gated(m, call, step)) return;
+    // Every call carries a signal; once it settled, no listener may stay on it.
+    const signal = new AbortController().signal;
+    const call = startCall(m, r, "echo", { value: this.value, isError: this.isError, notify: this.notify }, { signal });
+    if (await gated(m, call, step)) return expectNoListeners(signal, step);
     const content = this.isError ? { content: this.value, isError: true } : { content: this.value };
     // The answer line is its result plus about 40 bytes; the generator keeps values far from the cap.
     const tooLong = Buffer.byteLength(JSON.stringify(content)) + 40 > m.lineCap;
     const expected: Expected = tooLong ? { code: "MCP_PROTOCOL_ERROR" } : { value: content };
     expectOutcome(await settle(call.outcome, step), expected, "rubric/handshake", step, [{ content: "stray" }, ...m.held.map((h) => ({ content: h.value }))]);
+    expectNoListeners(signal, step);
     if (!tooLong) return;
     await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", "a line over maxLineBytes");
     serverGone(m);
   }
   toString(): string {
     const v = this.value.length > 24 ? `${JSON.stringify(this.value.slice(0, 12))}…(${Buffer.byteLength(this.value)} B)` : JSON.stringify(this.value);
-    return `callTool("echo", { value: ${v}${this.isError ? ", isError: true" : ""}${this.notify ? ", notify: true" : ""} })`;
+    return `callTool("echo", { value: ${v}${this.isError ? ", isError: true" : ""}${this.notify ? ", notify: true" : ""} }, { signal })`;
   }
 }
 
