@@ -90,14 +90,14 @@ export class Hold extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = startCall(m, r, "echo", { value: this.value, hold: true, ...(this.cut === undefined ? {} : { cut: this.cut }) });
+    const call = startCall(m, r, "echo", { value: this.value, hold: true, ...(this.cut === undefined ? {} : { cut: this.cut, cutInside: true }) });
     if (await gated(m, call, step)) return;
     m.held.push({ tag: call.tag, value: this.value, isError: false });
     r.held.set(call.tag, call.outcome);
     await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), "the server receiving the held call").catch(() => {});
   }
   toString(): string {
-    return `callTool("echo", { value: ${JSON.stringify(this.value)}, hold: true${this.cut === undefined ? "" : `, cut: ${this.cut}`} })`;
+    return `callTool("echo", { value: ${JSON.stringify(this.value)}, hold: true${this.cut === undefined ? "" : `, cut: ${this.cut}, cutInside: true`} })`;
   }
 }
 

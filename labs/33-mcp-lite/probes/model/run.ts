@@ -130,23 +130,30 @@ export interface ModelVerdict {
   executions: number;
 }
 
-// Runs the tour once. A failing step is tried once more on its own (after a handshake, unless
-// it brings its own client): when that fails alike, it is the report's sequence.
-async function runTour(seed: number): Promise<{ finding?: Finding; executions: number }> {
+// Runs the tour once. A failure is made smaller by trying the failing step with fewer and
+// fewer of the steps before it (1, 2, 4, … of them, after a handshake unless it brings its
+// own client), within the shrink budget; the first that fails alike is the report's sequence.
+async function runTour(seed: number, budget: number): Promise<{ finding?: Finding; executions: number }> {
   const tour = TOUR(tourSplit(seed));
   const finding = await runOnce(TOUR_CONFIG, tour);
   if (!finding) return { executions: 1 };
-  const failed = tour[finding.steps.length - 1];
-  if (!failed || failed instanceof Init) return { finding, executions: 1 };
-  const alone = await runOnce(TOUR_CONFIG, failed instanceof SideStep ? [failed] : [new Init("answer"), failed]);
-  const smaller = alone && alone.dimension === finding.dimension && alone.steps.length < finding.steps.length ? alone : finding;
-  return { finding: smaller, executions: 2 };
+  const at = finding.steps.length - 1;
+  const failed = tour[at];
+  let executions = 1;
+  for (let before = 0; failed && before < at && executions <= budget; before = Math.max(1, before * 2)) {
+    const tail = tour.slice(at - before, at + 1);
+    const attempt = failed instanceof SideStep && before === 0 ? tail : tail[0] instanceof Init ? tail : [new Init("answer"), ...tail];
+    executions += 1;
+    const smaller = await runOnce(TOUR_CONFIG, attempt);
+    if (smaller && smaller.dimension === finding.dimension && smaller.steps.length < finding.steps.length) return { finding: smaller, executions };
+  }
+  return { finding, executions };
 }
 
 // Runs the probe: the tour, then the drawn runs. The first failure decides the verdict;
 // shrinking only makes the report smaller.
 export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> {
-  const tour = await runTour(options.seed);
+  const tour = await runTour(options.seed, options.shrinkBudget);
   if (tour.finding) return { finding: { ...tour.finding, report: formatReport(tour.finding, options.seed) }, runs: 1, executions: tour.executions };
   if (options.numRuns === 0) return { runs: 1, executions: tour.executions };
   let last: Finding | undefined;
