@@ -95,6 +95,7 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
   const controlFile = `${control.dir}/handshake-control`;
   const command = ws.command({ selfDestructMs: 60_000, extraArgs: ["--control", controlFile, "--", ...ODD_ARGS] });
   const steps: string[] = [];
+  const timings: string[] = [];
   let real: Real | undefined;
   try {
     real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile, command);
@@ -105,13 +106,15 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
       check: (m: Readonly<Model>) => c.check(m) as boolean,
       run: async (m: Model) => {
         steps.push(c.toString());
+        const began = Date.now();
         await c.run(m, r);
         await checkInvariants(m, r, c.toString());
+        if (process.env.LAB_MODEL_DEBUG) timings.push(`${Date.now() - began} ms ${c.toString().slice(0, 70)}`);
       },
       toString: () => c.toString(),
     }));
     await fc.asyncModelRun(() => ({ model, real: r }), checked);
-    if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(config)}:\n  ${steps.join("\n  ")}\n`);
+    if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(config)}:\n  ${timings.join("\n  ")}\n`);
     return undefined;
   } catch (error) {
     const violation = error instanceof Violation ? error : new Violation("rubric/lifecycle", (error as Error)?.message ?? String(error));

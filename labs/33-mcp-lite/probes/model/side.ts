@@ -71,7 +71,7 @@ export class SpawnMissing extends SideStep {
 export class StubbornClose extends SideStep {
   async side(): Promise<void> {
     const step = this.toString();
-    await withSide({ closeTimeoutMs: 200, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+    await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, step);
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${step}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const alive = () => side.ws.pids().filter(isAlive);
@@ -85,18 +85,19 @@ export class StubbornClose extends SideStep {
     });
   }
   toString(): string {
-    return "a server that ignores SIGTERM ({ closeTimeoutMs: 200 }): initialize(), then close() twice at once";
+    return "a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): initialize(), then close() twice at once";
   }
 }
 
-// A protocol fault began stopping the server (slowly, on purpose); close() must wait for it.
+// A protocol fault began stopping a server that ignores SIGTERM; close() must wait for the
+// SIGKILL that the client's own closeTimeoutMs decides.
 export class FaultThenClose extends SideStep {
   async side(): Promise<void> {
     const step = this.toString();
-    await withSide({ timeoutMs: 10_000 }, {}, async (side) => {
+    await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, step);
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${step}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
-      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true, slowExitMs: 300 })), step);
+      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), step);
       expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `${step}: callTool("echo", { garble: true })`);
       const closed = await settle(settledLater(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `${step}: close()`);
       expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `${step}: close()`);
@@ -105,7 +106,7 @@ export class FaultThenClose extends SideStep {
     });
   }
   toString(): string {
-    return 'callTool("echo", { garble: true }) (the server answers [1,2,3] and takes 300 ms to exit), then at once close()';
+    return 'a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): callTool("echo", { garble: true }) (the answer is [1,2,3]), then at once close()';
   }
 }
 
