@@ -20,7 +20,7 @@ const catalog = {
   timers: { zh: "{step} 之后，客户端还留着 {count} 个计时器（{where}）：每个请求结束时都要清掉它的计时器", en: "after {step}, {count} timer(s) of the client remain ({where}): every request must clear its timer when it settles" },
   header: {
     zh: "基于模型的一致性探针（fast-check，种子 {seed}）找到一个违反契约的操作序列，已缩减为 {count} 步，第 {failing} 步出错：",
-    en: "The model-based conformance probe (fast-check, seed {seed}) found a sequence of operations that breaks the contract, shrunk to {count} steps; step {failing} fails:",
+    en: "The model-based conformance probe (fast-check, seed {seed}) found a sequence of operations that breaks the contract, shrunk to {count} step(s); step {failing} fails:",
   },
   config: { zh: "客户端选项：{options}", en: "client options: {options}" },
   violation: { zh: "问题：{message}", en: "what went wrong: {message}" },

@@ -118,7 +118,9 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
     return undefined;
   } catch (error) {
     const violation = error instanceof Violation ? error : new Violation("rubric/lifecycle", (error as Error)?.message ?? String(error));
-    return { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config, log: violation.log ?? ws.log() };
+    // A side client's violation shows that client's trace; its options are in its step.
+    const side = violation.log !== undefined;
+    return { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config: side ? undefined : config, log: violation.log ?? ws.log() };
   } finally {
     const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });

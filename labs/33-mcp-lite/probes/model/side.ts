@@ -53,10 +53,10 @@ export class SpawnMissing extends SideStep {
     const dir = makeTempDir("lab33-model-missing-");
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
     try {
-      const outcome = await initialized({ client, ws: { pids: () => [], log: () => [] } as unknown as FixtureWorkspace }, step);
-      expectOutcome(outcome, { code: "MCP_SPAWN_FAILED" }, "rubric/process", step);
+      const outcome = await initialized({ client, ws: { pids: () => [], log: () => [] } as unknown as FixtureWorkspace }, "initialize()");
+      expectOutcome(outcome, { code: "MCP_SPAWN_FAILED" }, "rubric/process", "initialize()");
       const cause = outcome.status === "rejected" ? outcome.reason?.cause?.code : undefined;
-      expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `${step}: cause.code`, expected: "ENOENT", actual: String(cause) });
+      expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `cause.code`, expected: "ENOENT", actual: String(cause) });
     } finally {
       await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the client without a server");
       dir.cleanup();
@@ -72,15 +72,15 @@ export class StubbornClose extends SideStep {
   async side(): Promise<void> {
     const step = this.toString();
     await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      const init = await initialized(side, step);
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${step}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const init = await initialized(side, "initialize()");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const alive = () => side.ws.pids().filter(isAlive);
       const closing = [1, 2].map(() => settledLater(Promise.resolve().then(() => side.client.close()).then(() => alive())));
       for (const [i, close] of closing.entries()) {
-        const outcome = await settle(close, `${step}: close() #${i + 1}`);
-        expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `${step}: close() #${i + 1}`);
+        const outcome = await settle(close, `close() #${i + 1}`);
+        expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `close() #${i + 1}`);
         const left = outcome.status === "fulfilled" ? (outcome.value as number[]) : [];
-        expectThat(left.length === 0, "rubric/process", "alive", { step: `${step}: close() #${i + 1} resolved`, pids: left.join(", ") });
+        expectThat(left.length === 0, "rubric/process", "alive", { step: `close() #${i + 1} resolved`, pids: left.join(", ") });
       }
     });
   }
@@ -95,14 +95,14 @@ export class FaultThenClose extends SideStep {
   async side(): Promise<void> {
     const step = this.toString();
     await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      const init = await initialized(side, step);
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${step}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
-      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), step);
-      expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `${step}: callTool("echo", { garble: true })`);
-      const closed = await settle(settledLater(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `${step}: close()`);
-      expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `${step}: close()`);
+      const init = await initialized(side, "initialize()");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
+      expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
+      const closed = await settle(settledLater(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
+      expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `close()`);
       const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
-      expectThat(left.length === 0, "rubric/process", "alive", { step: `${step}: close() resolved`, pids: left.join(", ") });
+      expectThat(left.length === 0, "rubric/process", "alive", { step: `close() resolved`, pids: left.join(", ") });
     });
   }
   toString(): string {
@@ -125,15 +125,16 @@ export class ProtocolFault extends SideStep {
     const step = this.toString();
     const fault = FAULTS[this.kind];
     await withSide({ timeoutMs: 10_000, maxLineBytes: 2048 }, fault.fixture, async (side) => {
-      const init = await initialized(side, step);
+      const init = await initialized(side, "initialize()");
       if (fault.on === "call") {
-        expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${step}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+        expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       }
-      const outcome = fault.on === "initialize" ? init : await settle(settledLater(side.client.callTool("echo", { value: "x" })), step);
-      expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", step);
-      expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step, actual: side.client.initialized, expected: false });
-      await expectNoServer(side.ws, step).catch(() => {
-        throw new Violation("rubric/handshake", mmsg("alive", { step: `${step} (a protocol fault stops the server)`, pids: side.ws.pids().filter(isAlive).join(", ") }));
+      const what = fault.on === "initialize" ? "initialize()" : 'callTool("echo")';
+      const outcome = fault.on === "initialize" ? init : await settle(settledLater(side.client.callTool("echo", { value: "x" })), what);
+      expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
+      expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
+      await expectNoServer(side.ws, what).catch(() => {
+        throw new Violation("rubric/handshake", mmsg("alive", { step: "the protocol fault (it stops the server)", pids: side.ws.pids().filter(isAlive).join(", ") }));
       });
     });
   }
