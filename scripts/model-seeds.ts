@@ -64,9 +64,10 @@ function singleDefect(entry: CorpusEntry): boolean {
 }
 
 // The verdict of one run against what the target expects.
-function verdictOf(target: { must?: string[]; allowed?: string[] }, failed: Probed["failed"]): string {
-  const wrong = failed.filter((f) => !(target.allowed ?? []).includes(f.dimension) && !f.needs);
+function verdictOf(target: { must?: string[]; allowed?: string[]; anywhere?: boolean }, failed: Probed["failed"]): string {
   if (!target.allowed) return failed.length === 0 ? "pass" : "FAILED";
+  // An entry that opts out of mustPassOthers (escaped-throw) may fail anywhere.
+  const wrong = target.anywhere ? [] : failed.filter((f) => !target.allowed!.includes(f.dimension) && !f.needs);
   if (wrong.length > 0) return "WRONG DIMENSION";
   if (!target.must || target.must.length === 0) return "not charged (as allowed)";
   return failed.some((f) => target.must!.includes(f.dimension)) ? "caught" : "MISSED";
@@ -75,7 +76,7 @@ function verdictOf(target: { must?: string[]; allowed?: string[] }, failed: Prob
 const seeds = seedRange(values.seeds);
 const work = mkdtempSync(join(tmpdir(), "lab33-model-seeds-"));
 try {
-  const targets: Array<{ name: string; dir: string; must?: string[]; allowed?: string[] }> = [];
+  const targets: Array<{ name: string; dir: string; must?: string[]; allowed?: string[]; anywhere?: boolean }> = [];
   if (values.corpus) {
     const names = values.entries?.split(",");
     for (const entry of listCorpus(LAB)) {
@@ -83,7 +84,7 @@ try {
       if (!names && !values.all && !singleDefect(entry)) continue;
       if (entry.expected.needsSandbox || entry.expected.status !== "fail") continue;
       const must = entry.expected.mustFail.filter((check) => check.startsWith("rubric/"));
-      targets.push({ name: entry.name, dir: materialize(entry, join(LAB, "solution"), work), must, allowed: entry.expected.mustFail });
+      targets.push({ name: entry.name, dir: materialize(entry, join(LAB, "solution"), work), must, allowed: entry.expected.mustFail, anywhere: entry.expected.mustPassOthers === false });
     }
   } else {
     targets.push({ name: "submission", dir: values.submission ?? join(LAB, "solution") });
