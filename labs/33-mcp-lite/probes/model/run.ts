@@ -145,11 +145,14 @@ async function runTour(seed: number, budget: number): Promise<{ finding?: Findin
   const at = finding.steps.length - 1;
   const failed = tour[at];
   let executions = 1;
-  for (let before = 0; failed && before < at && executions <= budget; before = Math.max(1, before * 2)) {
+  let spent = 0;
+  for (let before = 0; failed && before < at && spent < budget; before = Math.max(1, before * 2)) {
     const tail = tour.slice(at - before, at + 1);
     const attempt = failed instanceof SideStep && before === 0 ? tail : tail[0] instanceof Init ? tail : [new Init("answer"), ...tail];
     executions += 1;
+    const hangsBefore = hangs.count;
     const smaller = await runOnce(TOUR_CONFIG, attempt);
+    spent += 1 + 3 * (hangs.count - hangsBefore);
     if (smaller && smaller.dimension === finding.dimension && smaller.steps.length < finding.steps.length) return { finding: smaller, executions };
   }
   return { finding, executions };
