@@ -56,8 +56,7 @@ export function formatReport(finding: Finding, seed: number): string {
     ...(options ? [`  ${mmsg("config", { options })}`] : []),
     ...numbered.map((line) => `  ${line}`),
     `  ${mmsg("violation", { message: finding.message })}`,
-    `  ${mmsg("trace", { count: trace.length })}`,
-    ...trace,
+    ...(trace.length > 0 ? [`  ${mmsg("trace", { count: trace.length })}`, ...trace] : []),
     `  ${mmsg("replay", { seed })}`,
   ].join("\n");
 }

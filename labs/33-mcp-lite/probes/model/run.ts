@@ -97,6 +97,8 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
   const steps: string[] = [];
   const timings: string[] = [];
   let real: Real | undefined;
+  // The side steps run beside the others from the start (each has its own client and fixture).
+  const sides = sequence.filter((step): step is SideStep => step instanceof SideStep).map((step) => step.start());
   try {
     real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile, command);
     const model = new Model(config);
@@ -125,6 +127,7 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
     const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
     control.cleanup();
+    await Promise.all(sides);
   }
 }
 

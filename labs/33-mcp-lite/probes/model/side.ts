@@ -39,10 +39,20 @@ async function initialized(side: Side, step: string) {
   return startupWithin(side.ws, settledLater(Promise.resolve().then(() => side.client.initialize())), step).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
 }
 
-// A side step's base: it neither reads nor changes the run's model.
+// A side step's base: it neither reads nor changes the run's model, so a run may start it
+// early (start()) and it runs beside the other steps; its verdict is taken at its place in
+// the sequence, so the report is the same as if it had run there.
 export abstract class SideStep extends Step {
+  private started?: Promise<unknown>;
+  /** Starts the step's own client and fixture now; run() then waits for what it found. */
+  start(): Promise<unknown> {
+    this.started = this.side().then(() => undefined, (error: unknown) => ({ error }));
+    return this.started;
+  }
   async run(_m: Model, _r: Real): Promise<void> {
-    await this.side();
+    const outcome = (await (this.started ?? this.start())) as { error: unknown } | undefined;
+    this.started = undefined;
+    if (outcome) throw outcome.error;
   }
   abstract side(): Promise<void>;
 }
@@ -53,10 +63,14 @@ export class SpawnMissing extends SideStep {
     const dir = makeTempDir("lab33-model-missing-");
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
     try {
-      const outcome = await initialized({ client, ws: { pids: () => [], log: () => [] } as unknown as FixtureWorkspace }, "initialize()");
+      // No server ever runs, so no server turn: the plain hang deadline applies.
+      const outcome = await settle(settledLater(Promise.resolve().then(() => client.initialize())), "initialize()");
       expectOutcome(outcome, { code: "MCP_SPAWN_FAILED" }, "rubric/process", "initialize()");
       const cause = outcome.status === "rejected" ? outcome.reason?.cause?.code : undefined;
       expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `cause.code`, expected: "ENOENT", actual: String(cause) });
+    } catch (error) {
+      if (error instanceof Violation) error.log ??= [];
+      throw error;
     } finally {
       await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the client without a server");
       dir.cleanup();
