@@ -21,7 +21,6 @@ type Side = { client: InstanceType<typeof McpClient>; ws: FixtureWorkspace };
 async function withSide(options: Record<string, unknown>, fixture: FixtureOptions, body: (side: Side) => Promise<void>): Promise<void> {
   const ws = createFixtureWorkspace("lab33-model-side-");
   const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), ...options } as never);
-  let closed = false;
   try {
     await body({ client, ws });
   } catch (error) {
@@ -29,14 +28,13 @@ async function withSide(options: Record<string, unknown>, fixture: FixtureOption
     throw error;
   } finally {
     const outcome = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the side client");
-    closed = outcome.status === "fulfilled";
-    await ws.cleanup({ closeResolved: closed });
+    await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
   }
 }
 
 // initialize() on a side client, with the start-up hang detector; a hang is an outcome.
-async function initialized(side: Side, step: string) {
-  return startupWithin(side.ws, settledLater(Promise.resolve().then(() => side.client.initialize())), step).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+async function initialized(side: Side, label: string) {
+  return startupWithin(side.ws, settledLater(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
 }
 
 // A side step's base: it neither reads nor changes the run's model, so a run may start it
@@ -59,7 +57,6 @@ export abstract class SideStep extends Step {
 
 export class SpawnMissing extends SideStep {
   async side(): Promise<void> {
-    const step = this.toString();
     const dir = makeTempDir("lab33-model-missing-");
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
     try {
@@ -84,7 +81,6 @@ export class SpawnMissing extends SideStep {
 // Closes twice at once; each close() must resolve, and only once the server is gone.
 export class StubbornClose extends SideStep {
   async side(): Promise<void> {
-    const step = this.toString();
     await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
@@ -107,7 +103,6 @@ export class StubbornClose extends SideStep {
 // SIGKILL that the client's own closeTimeoutMs decides.
 export class FaultThenClose extends SideStep {
   async side(): Promise<void> {
-    const step = this.toString();
     await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
@@ -136,7 +131,6 @@ export class ProtocolFault extends SideStep {
     super();
   }
   async side(): Promise<void> {
-    const step = this.toString();
     const fault = FAULTS[this.kind];
     await withSide({ timeoutMs: 10_000, maxLineBytes: 2048 }, fault.fixture, async (side) => {
       const init = await initialized(side, "initialize()");
