@@ -44,7 +44,7 @@ function operations(): Array<fc.Arbitrary<Step>> {
  */
 export const TOUR = (split: Split): Step[] => [
   new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
-  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Timeout(30), new Abort("during", "callTool"),
+  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
   new Hold("before the exit", undefined), new Crash("exit", false), new Echo("after the exit", false, false), new Init("answer"), new Crash("garble", true),
   new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
