@@ -53,6 +53,9 @@ export class Init extends Step {
     await expectNoServer(r, step).catch(() => {
       throw new Violation("rubric/handshake", mmsg("alive", { step: `${step} (a failed handshake stops its child)`, pids: r.pids().filter(isAlive).join(", ") }));
     });
+    // The server is gone, so its log is complete: a notice sent with the request shows here.
+    const early = r.log().slice(mark).some((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
+    expectThat(!early, "rubric/handshake", "earlyNotice", { step });
   }
   // Both concurrent calls end alike, and the server got one initialize request for them.
   private async shared(r: Real, step: string, second: ReturnType<typeof settledLater>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {

@@ -15,6 +15,7 @@ const catalog = {
   inspectArgs: { zh: "{step}：参数没有原样到达服务器：发送 {expected}，收到 {actual}", en: "{step}: the arguments did not arrive verbatim: sent {expected}, received {actual}" },
   inspectEnv: { zh: "{step}：评分进程环境里的 {names} 到达了服务器（只允许 PATH、平台必需的变量和配置的 env）", en: "{step}: {names} from the grader's environment reached the server (only PATH, what the platform needs and the configured env may)" },
   badOption: { zh: "{step}：new McpClient(...) 应同步抛出 MCP_INVALID_ARGUMENT，实际是 {actual}", en: "{step}: new McpClient(...) should throw MCP_INVALID_ARGUMENT at once; got {actual}" },
+  earlyNotice: { zh: "{step}：握手失败了，服务器却收到了 notifications/initialized：它只能在 initialize 成功应答之后发送", en: "{step}: the handshake failed, yet the server got notifications/initialized: it may only be sent after a successful initialize answer" },
   doubleInit: { zh: "{step}：并发的 initialize() 应共用一次握手，服务器却收到了 {count} 个 initialize 请求", en: "{step}: concurrent initialize() calls should share one handshake, yet the server got {count} initialize requests" },
   shell: { zh: "{step}：服务器应由客户端直接启动（不经过 shell），实际是 {what}", en: "{step}: the client should start the server itself (no shell in between); got {what}" },
   timers: { zh: "{step} 之后，客户端还留着 {count} 个计时器（{where}）：每个请求结束时都要清掉它的计时器", en: "after {step}, {count} timer(s) of the client remain ({where}): every request must clear its timer when it settles" },

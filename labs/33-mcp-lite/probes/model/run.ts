@@ -10,7 +10,7 @@ import { createFixtureWorkspace, makeTempDir } from "../../../../fixtures/index.
 import { settleWithin } from "../../tests/support.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
 import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
-import { FaultThenClose, ProtocolFault, SideStep, SpawnMissing, StubbornClose } from "./side.ts";
+import { FaultThenClose, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing, StubbornClose } from "./side.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
 
@@ -47,7 +47,7 @@ export const TOUR = (split: Split): Step[] => [
   new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
   new Hold("before the exit", undefined), new Crash("exit", false), new Echo("after the exit", false, false), new Init("answer"), new Crash("garble", true),
-  new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
+  new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
 ];
 
 /** The steps every drawn run starts with (not drawn, so never shrunk away). */

@@ -1,7 +1,7 @@
 // The model's operations on a client of their own, for sentences the run's client cannot
 // show without losing its server: an executable that does not exist, a server that ignores
-// SIGTERM (closed twice at once), close() right after a protocol fault, a line that never
-// ends, an unsupported protocol version, a line that is not JSON. Each starts its fixture,
+// SIGTERM (closed twice at once), close() right after a protocol fault, a handshake that
+// times out, a line that never ends, an unsupported protocol version, a line that is not JSON. Each starts its fixture,
 // checks the contract, and closes its client, pass or fail; a violation carries its own
 // wire trace.
 
@@ -116,6 +116,25 @@ export class FaultThenClose extends SideStep {
   }
   toString(): string {
     return 'a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): callTool("echo", { garble: true }) (the answer is [1,2,3]), then at once close()';
+  }
+}
+
+// A server that never answers initialize: the client's own deadline ends the handshake, which
+// must stop the child and never have sent notifications/initialized.
+export class HandshakeTimeout extends SideStep {
+  async side(): Promise<void> {
+    await withSide({ timeoutMs: 300 }, { scenarios: ["hang-initialize"] }, async (side) => {
+      const init = await initialized(side, "initialize()");
+      expectOutcome(init, { code: "MCP_TIMEOUT" }, "rubric/handshake", "initialize()");
+      await expectNoServer(side.ws, "initialize()").catch(() => {
+        throw new Violation("rubric/handshake", mmsg("alive", { step: "initialize() (a failed handshake stops its child)", pids: side.ws.pids().filter(isAlive).join(", ") }));
+      });
+      const early = side.ws.log().some((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
+      expectThat(!early, "rubric/handshake", "earlyNotice", { step: "initialize()" });
+    });
+  }
+  toString(): string {
+    return "initialize() // the server never answers; { timeoutMs: 300 }";
   }
 }
 
