@@ -211,14 +211,15 @@ export class Crash extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: 300 };
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300 };
     const call = startCall(m, r, this.how === "exit" ? "exit" : "echo", args);
     if (await gated(m, call, step)) return;
     const [code, dimension, why]: [string, Dimension, string] = this.how === "exit" ? ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"] : ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"];
     expectOutcome(await settle(call.outcome, step), { code }, dimension, step);
     await failHeld(m, r, code, dimension, why);
     serverGone(m);
-    // The faulted server takes 300 ms to exit: the next initialize() must wait for it.
+    // The faulted server takes 300 ms to exit (with `again`, it lingers until the new
+    // handshake is done: see Init): the next initialize() must not be fooled by its exit.
     m.dying = this.how === "garble";
     if (this.again) await this.reinitialize(m, r);
   }

@@ -2,6 +2,7 @@
 // or exits, as the step says), what the server got (arguments, environment), a stderr flood
 // past the cap, options the constructor must refuse, and close() with calls made while it runs.
 
+import { existsSync } from "node:fs";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
 import { liveClientTimers, processesStarted, startupWithin, waitFor } from "../../tests/support.ts";
@@ -78,9 +79,14 @@ export class Init extends Step {
     await waitFor(noticed, "the server reading notifications/initialized").catch(() => {});
     expectThat(noticed(), "rubric/handshake", "noNotice", { step });
     if (restart) {
-      // The old server exits now; its exit must not touch the new one.
+      // The old server still lingers (a crash followed at once by a handshake makes it ignore
+      // SIGTERM for a minute): the model ends it now, so its exit always comes after the new
+      // handshake, whatever the load, and waits until its parent has reaped it (the client
+      // has then seen the exit). That exit must not touch the new server.
       const pid = r.client.pid;
-      await waitFor(() => r.pids().filter((p) => p !== pid && isAlive(p)).length === 0, "the old server exiting").catch(() => {});
+      const old = r.pids().filter((p) => p !== pid && isAlive(p));
+      for (const p of old) kill(p);
+      await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), "the client reaping the old server").catch(() => {});
       expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
     }
     m.initialized = true;
@@ -92,6 +98,15 @@ export class Init extends Step {
 }
 
 Crash.reinit = (m, r) => new Init("answer").run(m, r);
+
+// Sends SIGKILL to a fixture process the model ends itself; one already gone is fine.
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
 
 export class Inspect extends Step {
   async run(m: Model, r: Real): Promise<void> {
