@@ -16,8 +16,8 @@ import { runModel, type ModelVerdict } from "./model/run.ts";
 
 /**
  * Drawn runs per grade after the tour (LAB_MODEL_RUNS overrides, for the benchmark); bounded
- * by count, never by time. The tour alone catches every single-defect corpus entry; one drawn
- * run keeps the search for what nobody listed at the least cost (docs/architecture.md).
+ * by count, never by time. With one drawn run every single-defect corpus entry was caught on
+ * seeds 1-3 (the tour alone missed stale-server-exit once); see docs/architecture.md.
  */
 const RUNS = Number(process.env.LAB_MODEL_RUNS ?? 1);
 const MAX_COMMANDS = 24;
