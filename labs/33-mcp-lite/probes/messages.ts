@@ -36,6 +36,8 @@ const catalog = {
   busyCode: { zh: "已有 maxPending={max} 个请求在途时，新的调用应以 MCP_BUSY reject，实际是 {actual}", en: "with maxPending={max} requests in flight a new call should reject MCP_BUSY; got {actual}" },
   shellBetween: { zh: "客户端与服务器之间运行了别的程序：实际启动的是 {what}（必须直接 spawn(executable, args)，不经过 shell）", en: "something ran between the client and the server: what was started is {what} (spawn(executable, args) directly, no shell)" },
   notDirectChild: { zh: "服务器的父进程不是客户端所在进程，而是 {parent}（中间夹着 shell 或别的程序）", en: "the server's parent is not the client's process but {parent} (a shell or another program in between)" },
+  notJsonRpc2: { zh: "服务器收到的消息不是 JSON-RPC 2.0（每条消息都要带 \"jsonrpc\": \"2.0\"）：{what}", en: "the server received a message that is not JSON-RPC 2.0 (every message carries \"jsonrpc\": \"2.0\"): {what}" },
+  initializedWithId: { zh: "notifications/initialized 是通知，不能带 id：{what}", en: "notifications/initialized is a notification and carries no id: {what}" },
   initializedNeverSent: { zh: "initialize 得到响应后，客户端从未发送 notifications/initialized（握手的最后一步）", en: "the client never sent notifications/initialized after the initialize answer (the handshake's last step)" },
   resultChanged: { zh: "{label} 的结果与服务器发送的不一致：服务器发送 {expected}，客户端给出 {actual}（一个多字节字符被拆在两次读取之间时，要按字节拼好整行再解码）", en: "{label} resolved with something other than what the server sent: the server sent {expected}, the client gave {actual} (when a multi-byte character is split between two reads, join the line's bytes before decoding)" },
   isErrorRejected: { zh: "带 isError: true 的工具结果仍是 JSON-RPC result，callTool 应原样 resolve，实际 reject 为 {actual}", en: "a tool result with isError: true is still a JSON-RPC result; callTool should resolve with it as sent, but it rejected with {actual}" },
