@@ -18,11 +18,15 @@ describe("rubric/lifecycle", () => {
     expectCode(await rejection(h.client.callTool("never", {}, { timeoutMs: 50, signal: s1.signal }), "callTool(never, 50 ms)"), "MCP_TIMEOUT", "callTool(never, 50 ms)");
     expectClean(h, "MCP_TIMEOUT", [s1.signal]);
 
+    // One signal for two calls in flight together (an agent passes one signal to many): the
+    // answer to one must not take away what aborts the other.
     const s2 = new AbortController();
     const call = h.client.callTool("never", { tag: "abort-me" }, { signal: s2.signal });
     await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), "the server receiving the call");
+    await within(h.client.callTool("echo", { value: "same signal" }, { signal: s2.signal }), "callTool(echo) with the same signal");
     s2.abort();
-    expectCode(await rejection(call, "aborted callTool"), "MCP_ABORTED", "aborted callTool");
+    const label = "aborted callTool (its signal also went to an answered call)";
+    expectCode(await rejection(call, label), "MCP_ABORTED", label);
     expectClean(h, "MCP_ABORTED", [s1.signal, s2.signal]);
 
     const s3 = new AbortController();
