@@ -15,11 +15,14 @@
 //   that only go into the message (what, rule, value, name) or the phase;
 // - a `phase` argument or property, and in an error's details object (the last argument of
 //   `new McpError` / `errorWithContext`, or what `exitDetails` returns) every property §1
-//   does not name (and such an object as a whole when it holds nothing else).
+//   does not name (and such an object as a whole when it holds nothing else);
+// - a statement that only updates the client's metrics counters (`counters.x += 1`,
+//   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics.
 import { declareValuePlugin, PluginKind } from "@stryker-mutator/api/plugin";
 
 const MESSAGE = "outside CONTRACT §1: the text of an error message";
 const CONTEXT = "outside CONTRACT §1: error context the contract does not name";
+const METRICS = "outside CONTRACT §1: the client's metrics counters";
 /** The McpError fields CONTRACT §1 names (besides code, which is never in a details object). */
 const CONTRACT_FIELDS = new Set(["cause", "remoteCode", "data", "exitCode", "signal", "stderr"]);
 
@@ -89,8 +92,25 @@ function propertyReason(path) {
   return isDetailsObject(path.parentPath) && !CONTRACT_FIELDS.has(key) ? CONTEXT : undefined;
 }
 
+// `counters`, `this.counters` or `this.host.counters`.
+/** @param {any} node */
+function isCounters(node) {
+  if (node?.type === "Identifier") return node.name === "counters";
+  if (node?.type !== "MemberExpression" || node.computed || node.property.name !== "counters") return false;
+  const owner = node.object;
+  return owner.type === "ThisExpression" || (owner.type === "MemberExpression" && owner.object.type === "ThisExpression" && owner.property.name === "host");
+}
+
+/** @param {any} path @returns {string | undefined} */
+function metricsReason(path) {
+  if (!path.isExpressionStatement()) return undefined;
+  const expression = path.node.expression;
+  const target = expression.type === "AssignmentExpression" ? expression.left : expression.type === "UpdateExpression" ? expression.argument : undefined;
+  return target?.type === "MemberExpression" && isCounters(target.object) ? METRICS : undefined;
+}
+
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, "outside-contract", {
-    shouldIgnore: (/** @type {any} */ path) => argumentReason(path) ?? objectReason(path) ?? propertyReason(path),
+    shouldIgnore: (/** @type {any} */ path) => argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path),
   }),
 ];
