@@ -38,11 +38,17 @@ describe("rubric/lifecycle", () => {
     // Each call is bigger than the pipe: the first fills it, the others wait in the client.
     const big = "z".repeat(200_000);
     const calls = [1, 2, 3].map((n) => h.client.callTool("echo", { value: big, n }, { timeoutMs: 200 }));
+    // Queued with them, on the default deadline: the others' endings must not drop it.
+    const live = settled(h.client.callTool("echo", { value: "still wanted", n: 4 }));
     const outcomes = await Promise.all(calls.map((call, i) => settleWithin(call, `queued call #${i + 1}`)));
     outcomes.forEach((outcome, i) => {
       const ok = outcome.status === "rejected" && outcome.reason?.code === "MCP_TIMEOUT";
       check(ok, pmsg("queuedNoTimeout", { label: `call #${i + 1}`, actual: describeOutcome(outcome) }));
     });
+    for (const pid of h.pids().filter(isAlive)) process.kill(pid, "SIGUSR2"); // the server reads again
+    const after = await settleWithin(live, "call #4, queued with them, once the server reads again");
+    const delivered = after.status === "fulfilled" && after.value.status === "fulfilled" && (after.value.value as { content?: unknown })?.content === "still wanted";
+    check(delivered, pmsg("queuedDropped", { actual: after.status === "fulfilled" ? describeOutcome(after.value) : "" }));
     check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "MCP_TIMEOUT", count: h.client.pendingCount }));
   });
 

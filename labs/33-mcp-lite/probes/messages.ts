@@ -52,6 +52,7 @@ const catalog = {
   respawned: { zh: "服务器退出后，{label} 在没有 initialize() 的情况下又启动了服务器或发出了请求（{what}）；应以 MCP_NOT_INITIALIZED reject", en: "after the server died, {label} started a server or sent a request without initialize() ({what}); it should reject MCP_NOT_INITIALIZED" },
   busyAfterTimeouts: { zh: "maxPending={max} 的 {count} 个调用超时之后，新的调用应该成功，实际是 {actual}（超时、abort 等每种结束方式都要释放名额）", en: "after {count} calls timed out with maxPending={max}, a new call should succeed; got {actual} (every way a request ends frees its slot)" },
   queuedNoTimeout: { zh: "服务器停止读取 stdin 时，排队等待写入的调用也要按 timeoutMs 超时：{label} 结果是 {actual}", en: "while the server does not read its stdin, calls queued for writing must still time out after timeoutMs: {label} ended with {actual}" },
+  queuedDropped: { zh: "与超时的调用一起排队、仍在等待的调用，在服务器恢复读取后应得到响应，实际是 {actual}（只能丢弃已经结束的请求的排队行）", en: "a call queued with the ones that timed out, still waiting, should be answered once the server reads again; got {actual} (drop only the queued lines of requests that already ended)" },
   staleExit: { zh: "重新 initialize() 之后，旧服务器的退出影响了新服务器：{what}", en: "after the new initialize(), the old server's exit affected the new one: {what}" },
   duringClose: { zh: "close() 进行期间，{label} 应以 CLIENT_CLOSED reject，实际是 {actual}", en: "while close() runs, {label} should reject CLIENT_CLOSED; got {actual}" },
   startedDuringClose: { zh: "close() 进行期间又启动了新进程：{what}", en: "a new process was started while close() ran: {what}" },
