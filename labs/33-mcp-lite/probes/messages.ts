@@ -55,6 +55,7 @@ const catalog = {
   queuedDropped: { zh: "与超时的调用一起排队、仍在等待的调用，在服务器恢复读取后应得到响应，实际是 {actual}（只能丢弃已经结束的请求的排队行）", en: "a call queued with the ones that timed out, still waiting, should be answered once the server reads again; got {actual} (drop only the queued lines of requests that already ended)" },
   staleExit: { zh: "重新 initialize() 之后，旧服务器的退出影响了新服务器：{what}", en: "after the new initialize(), the old server's exit affected the new one: {what}" },
   duringClose: { zh: "close() 进行期间，{label} 应以 CLIENT_CLOSED reject，实际是 {actual}", en: "while close() runs, {label} should reject CLIENT_CLOSED; got {actual}" },
+  refusedForGood: { zh: "close() 之后客户端永久拒绝新调用：{label}（{when}）应以 CLIENT_CLOSED reject，实际是 {actual}", en: "after close() the client refuses new calls for good: {label} ({when}) should reject CLIENT_CLOSED; got {actual}" },
   startedDuringClose: { zh: "close() 进行期间又启动了新进程：{what}", en: "a new process was started while close() ran: {what}" },
   preAborted: { zh: "{label} 使用已经 abort 的 signal，应以 MCP_ABORTED reject 且不写任何东西，实际是 {actual}", en: "{label} with an already aborted signal should reject MCP_ABORTED and write nothing; got {actual}" },
   wroteAborted: { zh: "已经 abort 的 {label} 仍被写给了服务器", en: "the already aborted {label} was still written to the server" },
