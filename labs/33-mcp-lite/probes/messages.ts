@@ -15,6 +15,7 @@ const catalog = {
   secretLeaked: { zh: "评分进程环境里的 {name} 泄漏给了服务器（环境变量要用 allowlist）", en: "{name} from the grader's environment reached the server (use an env allowlist)" },
   cwdIgnored: { zh: "服务器的工作目录应为配置的 cwd {expected}，实际是 {actual}", en: "the server should run in the configured cwd {expected}; it runs in {actual}" },
   writeFailureResolved: { zh: "写入失败的请求应该 reject，却 resolve 成了 {actual}", en: "a request whose write failed should reject, but resolved with {actual}" },
+  writeFailureCode: { zh: "写入失败的请求应以一个 McpError reject（code 取契约中的任一个），实际的 code 是 {actual}", en: "a request whose write failed should reject with an McpError (any code of the contract); its code is {actual}" },
   envMissing: { zh: "配置的 env.{name} 没有传给服务器", en: "the configured env.{name} did not reach the server" },
   aliveAfterClose: { zh: "{which} resolve 时进程 {pids} 仍然存活", en: "process(es) {pids} were still alive when {which} resolved" },
   notInitializedCode: { zh: "{label} 在 initialize 之前应以 MCP_NOT_INITIALIZED reject，实际是 {actual}", en: "{label} before initialize should reject MCP_NOT_INITIALIZED; got {actual}" },
