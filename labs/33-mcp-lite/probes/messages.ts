@@ -31,6 +31,7 @@ const catalog = {
   initializedAfterFault: { zh: "协议错误之后 initialized 仍为 true", en: "initialized is still true after a protocol fault" },
   spawnCode: { zh: "{label} 应以 MCP_SPAWN_FAILED reject，且 cause.code 为 {cause}，实际是 code={actual}，cause.code={actualCause}", en: "{label} should reject with MCP_SPAWN_FAILED whose cause.code is {cause}; got code={actual}, cause.code={actualCause}" },
   invalidOption: { zh: "new McpClient({{option}}) 应同步抛出 MCP_INVALID_ARGUMENT，实际是 {actual}", en: "new McpClient({{option}}) should throw MCP_INVALID_ARGUMENT at once; got {actual}" },
+  validOptionRefused: { zh: "new McpClient({{option}}) 是合法的选项（契约：正整数），却被拒绝：{actual}", en: "new McpClient({{option}}) is a valid option (the contract: a positive integer), yet it was refused: {actual}" },
   invalidInput: { zh: "{label} 应以 MCP_INVALID_ARGUMENT reject 且不写任何东西，实际是 {actual}", en: "{label} should reject with MCP_INVALID_ARGUMENT and write nothing; got {actual}" },
   wroteInvalid: { zh: "非法的调用参数仍被写给了服务器：{what}", en: "an invalid call was still written to the server: {what}" },
   spawnedOnInvalid: { zh: "非法选项仍然启动了进程：{what}", en: "invalid options still started a process: {what}" },
