@@ -267,6 +267,7 @@ function testRunEnv(plan: GradePlan, folders: Omit<GradeFolders, "runEnv">): Rec
     LAB_SUBMISSION: copy,
     // The client under test runs in a host process of its own, never in a test worker.
     LAB_CLIENT_HOST: "1",
+    LAB_RUN_FIRST: (manifest.runFirst ?? []).join(","),
     LAB_HOST_HEAP_MB: "512",
     LAB_VITEST_CONFIG: join(labDir, manifest.vitestConfig),
     LAB_CONFINE: folders.confine,

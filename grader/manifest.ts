@@ -82,6 +82,8 @@ export interface LabManifest {
   /** Test files relative to the lab folder: the evidence tests and the rubric probes. */
   evidenceFiles: string[];
   probeFiles: string[];
+  /** Test files (relative to the lab) known to run long: a grade starts them before the others. */
+  runFirst?: string[];
   /** Folder (relative to the lab) whose *.test.ts files hold homework/... bonus checks, if present. */
   homeworkDir: string;
   /** Points per passing homework/... describe block (bonus, never part of maxScore). */

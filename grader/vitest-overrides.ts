@@ -10,6 +10,7 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ViteUserConfig } from "vitest/config";
+import { RunFirstSequencer } from "./run-first.ts";
 import { confinePlugin } from "./sandbox/confine.ts";
 import { policyFromEnv } from "./sandbox/policy.mjs";
 
@@ -45,6 +46,8 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
       isolate: false,
       fileParallelism: true,
       maxWorkers: Number(env.LAB_MAX_WORKERS ?? DEFAULT_WORKERS),
+      // The lab's long files first (the manifest's runFirst), so none ends the run alone.
+      sequence: { sequencer: RunFirstSequencer },
       testTimeout: testTimeoutMs,
       hookTimeout: testTimeoutMs,
       teardownTimeout: 5_000,

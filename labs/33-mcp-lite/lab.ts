@@ -323,6 +323,9 @@ export const lab: LabManifest = defineLab({
   title: { zh: "第 33 课：MCP-lite JSON-RPC 客户端", en: "Lab 33: MCP-lite JSON-RPC client" },
   entry: "src/mcp-client.ts",
   requiredExports: ["McpClient", "McpError"],
+  // The model-based probe is one of the longest files and one of the smallest: by size,
+  // vitest would start it last, where it runs alone.
+  runFirst: ["probes/model.test.ts"],
   probeFiles: [
     "probes/id-matching.test.ts",
     "probes/lifecycle.test.ts",
