@@ -24,6 +24,49 @@ function codeOf(outcome: unknown): string {
   return (outcome as { code?: string })?.code ?? String(outcome);
 }
 
+/** The bytes of the fixture's answer line to an echo call (its newline not counted). */
+function echoLineBytes(id: unknown, value: string): number {
+  return Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id, result: { content: value } }));
+}
+
+// The cap is per line, "largest line accepted": a line of exactly `max` bytes resolves as sent,
+// also when it arrives in one read right after another line (release's answer and its head
+// share one pipe write; its newline comes only after the next request). Its value is sized
+// for the id after the last one the server saw; the id it then really gets decides what to
+// expect, so a client whose ids skip is judged by the line it was actually sent.
+async function exactCapLine(h: ReturnType<typeof start>, max: number): Promise<void> {
+  await within(h.client.callTool("echo", { value: "calibrate" }), "callTool(echo calibrate)");
+  const lastId = received(h.log(), "tools/call").at(-1)?.id;
+  const value = "x".repeat(max - echoLineBytes(typeof lastId === "number" ? lastId + 1 : 0, ""));
+  const call = h.client.callTool("echo", { value, hold: true, cut: max });
+  call.catch(() => {}); // a client that refuses the line rejects it while the test awaits release
+  await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.value === value), "the server receiving the held echo");
+  const sentId = received(h.log(), "tools/call").find((m) => m.params?.arguments?.value === value)?.id;
+  const bytes = echoLineBytes(sentId, value);
+  const around = [
+    await settleWithin(h.client.callTool("release", {}), "callTool(release)"),
+    await settleWithin(h.client.callTool("echo", { value: "next" }), "callTool(echo next)"),
+  ];
+  const outcome = await settleWithin(call, `callTool(echo ${bytes} bytes)`);
+  const refused = [...around, outcome].find((o) => o.status === "rejected" && codeOf(o.reason) === "MCP_PROTOCOL_ERROR");
+  if (bytes > max) {
+    check(refused !== undefined, pmsg("lineCapChars", { bytes, chars: bytes, max, actual: outcome.status }));
+    await initialize(h, "initialize() after the refused line"); // a fresh server for the rest of the test
+    return;
+  }
+  // A refused line under the cap is this test's failure; anything else going wrong around
+  // the held answer is id matching's business.
+  check(refused === undefined, pmsg("lineAtCap", { bytes, max, actual: "MCP_PROTOCOL_ERROR" }));
+  const got = (outcome.status === "fulfilled" ? outcome.value : undefined) as { content?: unknown; released?: unknown } | undefined;
+  const misrouted = around.some((o) => o.status === "rejected") || got?.content === "next" || got?.released !== undefined;
+  if (misrouted) {
+    const detail = JSON.stringify([...around, outcome].map((o) => (o.status === "fulfilled" ? o.value : codeOf(o.reason))));
+    await needs(PENDING_MAP_TODO, async () => check(false, pmsg("wrongAnswer", { label: "callTool(echo held)", expected: "the held answer", actual: detail })));
+  }
+  const ok = outcome.status === "fulfilled" && (outcome.value as { content?: unknown })?.content === value;
+  check(ok, pmsg("lineAtCap", { bytes, max, actual: outcome.status === "rejected" ? codeOf(outcome.reason) : JSON.stringify(outcome.value).slice(0, 80) }));
+}
+
 describe("rubric/handshake", () => {
   it("resolves a result exactly as sent when a multi-byte character is split between two reads", async () => {
     const h = start();
@@ -61,6 +104,7 @@ describe("rubric/handshake", () => {
     const max = 1_000;
     const h = start({}, { maxLineBytes: max });
     await initialize(h);
+    await exactCapLine(h, max);
     const value = "中".repeat(400); // 1200 bytes, 400 characters
     const error = await rejection(h.client.callTool("echo", { value }), "callTool(echo 1200 bytes)");
     check(error?.code === "MCP_PROTOCOL_ERROR", pmsg("lineCapChars", { bytes: Buffer.byteLength(value) + 50, chars: value.length + 50, max, actual: codeOf(error) }));

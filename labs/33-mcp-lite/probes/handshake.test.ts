@@ -40,6 +40,11 @@ describe("rubric/handshake", () => {
     const note = log.findIndex((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
     check(note !== -1, pmsg("initializedNeverSent"));
     check(note > answer && answer >= 0, pmsg("initializedTooEarly"));
+    // Every line is JSON-RPC 2.0 (the seed: each request carries the jsonrpc version), and
+    // the notice is a notification: no id.
+    const notJsonRpc = log.filter((e) => e.dir === "in" && e.msg?.jsonrpc !== "2.0").map((e) => e.msg);
+    check(notJsonRpc.length === 0, pmsg("notJsonRpc2", { what: JSON.stringify(notJsonRpc[0]) }));
+    check(!("id" in log[note]!.msg), pmsg("initializedWithId", { what: JSON.stringify(log[note]!.msg) }));
 
     // A server that never answers initialize must never see notifications/initialized.
     // Checked once the server has read the initialize request (a notification sent with it

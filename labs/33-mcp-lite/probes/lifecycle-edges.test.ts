@@ -19,6 +19,18 @@ function describeOutcome(outcome: { status: string; value?: unknown; reason?: an
   return outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
 }
 
+// Every call is refused with CLIENT_CLOSED: close() is for good.
+async function expectRefused(h: ReturnType<typeof start>, when: string): Promise<void> {
+  for (const [label, call] of [
+    ["callTool(echo)", () => h.client.callTool("echo", { value: when })],
+    ["listTools()", () => h.client.listTools()],
+    ["initialize()", () => h.client.initialize()],
+  ] as const) {
+    const outcome = await settleWithin(Promise.resolve().then(call), `${label} ${when}`);
+    check(outcome.status === "rejected" && outcome.reason?.code === "CLIENT_CLOSED", pmsg("refusedForGood", { label, when, actual: describeOutcome(outcome) }));
+  }
+}
+
 describe("rubric/lifecycle", () => {
   it("frees the maxPending slot of every call that timed out", async () => {
     const max = 2;
@@ -38,11 +50,17 @@ describe("rubric/lifecycle", () => {
     // Each call is bigger than the pipe: the first fills it, the others wait in the client.
     const big = "z".repeat(200_000);
     const calls = [1, 2, 3].map((n) => h.client.callTool("echo", { value: big, n }, { timeoutMs: 200 }));
+    // Queued with them, on the default deadline: the others' endings must not drop it.
+    const live = settled(h.client.callTool("echo", { value: "still wanted", n: 4 }));
     const outcomes = await Promise.all(calls.map((call, i) => settleWithin(call, `queued call #${i + 1}`)));
     outcomes.forEach((outcome, i) => {
       const ok = outcome.status === "rejected" && outcome.reason?.code === "MCP_TIMEOUT";
       check(ok, pmsg("queuedNoTimeout", { label: `call #${i + 1}`, actual: describeOutcome(outcome) }));
     });
+    for (const pid of h.pids().filter(isAlive)) process.kill(pid, "SIGUSR2"); // the server reads again
+    const after = await settleWithin(live, "call #4, queued with them, once the server reads again");
+    const delivered = after.status === "fulfilled" && after.value.status === "fulfilled" && (after.value.value as { content?: unknown })?.content === "still wanted";
+    check(delivered, pmsg("queuedDropped", { actual: after.status === "fulfilled" ? describeOutcome(after.value) : "" }));
     check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "MCP_TIMEOUT", count: h.client.pendingCount }));
   });
 
@@ -75,6 +93,19 @@ describe("rubric/lifecycle", () => {
     }
     await within(closing, "close()", 10_000);
     check(h.pids().length === before, pmsg("startedDuringClose", { what: h.pids().slice(before).join(", ") }));
+    // And for good: once close() resolved, and while a close() that ended a handshake (the
+    // server still stopping) runs.
+    await expectRefused(h, "after close()");
+    const g = start({ scenarios: ["hang-initialize", "slow-exit"], sigtermDelayMs: 150 });
+    const init = settled(g.client.initialize());
+    await waitFor(() => received(g.log(), "initialize").length === 1, "the server receiving initialize");
+    const closingG = g.client.close();
+    // One turn: the handshake has heard of close(); the server takes 150 ms to stop.
+    await new Promise((resolve) => setImmediate(resolve));
+    await expectRefused(g, "during a close() that ended a handshake");
+    await within(closingG, "close()", 10_000);
+    await settleWithin(init, "initialize() ended by close()");
+    check(g.pids().length === 1, pmsg("startedDuringClose", { what: g.pids().slice(1).join(", ") }));
   });
 
   it("rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake", async () => {

@@ -10,6 +10,12 @@ import { pmsg } from "./messages.ts";
 import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { expectClean, expectNoClientTimers, start } from "./support.ts";
 
+/** CONTRACT §1's McpErrorCode union. */
+const MCP_ERROR_CODES: unknown[] = [
+  "MCP_INVALID_ARGUMENT", "MCP_SPAWN_FAILED", "MCP_NOT_INITIALIZED", "MCP_PROTOCOL_ERROR", "MCP_ERROR",
+  "MCP_TIMEOUT", "MCP_ABORTED", "MCP_BUSY", "MCP_PROCESS_EXIT", "CLIENT_CLOSED",
+];
+
 describe("rubric/lifecycle", () => {
   it("leaves nothing pending, no timer and no abort listener after a timeout, an abort and a remote error", async () => {
     const h = start();
@@ -18,11 +24,15 @@ describe("rubric/lifecycle", () => {
     expectCode(await rejection(h.client.callTool("never", {}, { timeoutMs: 50, signal: s1.signal }), "callTool(never, 50 ms)"), "MCP_TIMEOUT", "callTool(never, 50 ms)");
     expectClean(h, "MCP_TIMEOUT", [s1.signal]);
 
+    // One signal for two calls in flight together (an agent passes one signal to many): the
+    // answer to one must not take away what aborts the other.
     const s2 = new AbortController();
     const call = h.client.callTool("never", { tag: "abort-me" }, { signal: s2.signal });
     await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), "the server receiving the call");
+    await within(h.client.callTool("echo", { value: "same signal" }, { signal: s2.signal }), "callTool(echo) with the same signal");
     s2.abort();
-    expectCode(await rejection(call, "aborted callTool"), "MCP_ABORTED", "aborted callTool");
+    const label = "aborted callTool (its signal also went to an answered call)";
+    expectCode(await rejection(call, label), "MCP_ABORTED", label);
     expectClean(h, "MCP_ABORTED", [s1.signal, s2.signal]);
 
     const s3 = new AbortController();
@@ -87,6 +97,8 @@ describe("rubric/lifecycle", () => {
     const signal = new AbortController();
     const outcome = await settleWithin(h.client.callTool("echo", { value: "into a closed pipe" }, { signal: signal.signal }), "callTool(echo) to a server that stopped reading");
     check(outcome.status === "rejected", pmsg("writeFailureResolved", { actual: outcome.status === "fulfilled" ? outcome.value : undefined }));
+    // Any code of the contract's union will do, but an McpError it must be.
+    check(MCP_ERROR_CODES.includes(outcome.reason?.code), pmsg("writeFailureCode", { actual: outcome.reason?.code ?? String(outcome.reason) }));
     check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "a failed write", count: h.client.pendingCount }));
     check(abortListeners(signal.signal) === 0, pmsg("listenersLeft", { when: "a failed write", count: abortListeners(signal.signal) }));
     // A client may keep a timer of its own for a while after a write error (to tell a dying

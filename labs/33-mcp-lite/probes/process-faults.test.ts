@@ -52,6 +52,14 @@ describe("rubric/process", () => {
       }
       check(actual === "MCP_INVALID_ARGUMENT", pmsg("invalidOption", { option, actual }));
     }
+    // The smallest value the contract allows ("positive integer") is no bad option.
+    let refused = "";
+    try {
+      new McpClient({ ...good, timeoutMs: 1 });
+    } catch (error) {
+      refused = (error as { code?: string })?.code ?? String(error);
+    }
+    check(refused === "", pmsg("validOptionRefused", { option: "timeoutMs: 1", actual: refused }));
     const started = processesStarted();
     check(started.length === 0, pmsg("spawnedOnInvalid", { what: started.map((p) => p.command) }));
   });

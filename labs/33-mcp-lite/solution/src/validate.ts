@@ -31,6 +31,7 @@ export function integerOption(name: string, value: unknown, fallback: number, ra
   return value as number;
 }
 
+// Stryker disable all: integerRule and describeValue only word the message of MCP_INVALID_ARGUMENT, which CONTRACT §1 does not fix (the unit tests read it)
 function integerRule(min: 0 | 1, max: number | undefined): string {
   const kind = min === 1 ? "a positive integer" : "a non-negative integer";
   return max === undefined ? kind : `${kind} no larger than ${max}`;
@@ -42,3 +43,4 @@ export function describeValue(value: unknown): string {
   if (value === null || typeof value !== "object") return typeof value === "function" ? "a function" : String(value);
   return Array.isArray(value) ? "an array" : "an object";
 }
+// Stryker restore all

@@ -1,0 +1,116 @@
+// A StrykerJS ignorer for `npm run mutation -- --grader` only (stryker.config.mjs adds it
+// when MUTATION_TESTS=grader): the grader grades CONTRACT §1, and §1 fixes an error's code and
+// its fields remoteCode, data, exitCode, signal, stderr (and cause for MCP_SPAWN_FAILED), not
+// the words of its message nor the extra context the reference client adds (phase, method,
+// requestId, timeoutMs, outcome, stderrTruncated). A mutant that changes only those cannot
+// be a defect the grader should see, so it is left out of the grader's score, with this
+// reason in the report. The project's own tests (`npm run mutation` without --grader) still
+// mutate all of it: there the messages are the reference client's own promise.
+//
+// Ignored, syntactically:
+// - the message argument of `new McpError(code, message, …)`, `errorWithContext(code,
+//   message, …)`, `throwInvalid(message, phase)`, `new Error(message)`, and of `super(message)`
+//   in a class that extends Error;
+// - the arguments of `check(ok, what, rule, value, phase)` and `integerOption(name, …, phase)`
+//   that only go into the message (what, rule, value, name) or the phase;
+// - a `phase` argument or property, and in an error's details object (the last argument of
+//   `new McpError` / `errorWithContext`, or what `exitDetails` returns) every property §1
+//   does not name (and such an object as a whole when it holds nothing else);
+// - a statement that only updates the client's metrics counters (`counters.x += 1`,
+//   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics.
+import { declareValuePlugin, PluginKind } from "@stryker-mutator/api/plugin";
+
+const MESSAGE = "outside CONTRACT §1: the text of an error message";
+const CONTEXT = "outside CONTRACT §1: error context the contract does not name";
+const METRICS = "outside CONTRACT §1: the client's metrics counters";
+/** The McpError fields CONTRACT §1 names (besides code, which is never in a details object). */
+const CONTRACT_FIELDS = new Set(["cause", "remoteCode", "data", "exitCode", "signal", "stderr"]);
+
+/** Arguments that carry only a message, by callee name. @type {Record<string, number[]>} */
+const MESSAGE_ARGS = { McpError: [1], errorWithContext: [1], throwInvalid: [0], Error: [0], check: [1, 2, 3], integerOption: [0] };
+/** Arguments that carry only a phase, by callee name. @type {Record<string, number[]>} */
+const PHASE_ARGS = { throwInvalid: [1], check: [4], integerOption: [4] };
+/** The details argument of an error, by callee name. @type {Record<string, number>} */
+const DETAILS_ARG = { McpError: 2, errorWithContext: 3 };
+
+/** @param {any} node @returns {string | undefined} */
+function calleeName(node) {
+  const callee = node.callee;
+  if (callee?.type === "Identifier") return callee.name;
+  if (callee?.type === "Super") return "super";
+  return undefined;
+}
+
+/** @param {any} path a Babel NodePath of a call or `new` argument @returns {string | undefined} */
+function argumentReason(path) {
+  const parent = path.parentPath;
+  if (!parent || path.listKey !== "arguments" || !(parent.isCallExpression() || parent.isNewExpression())) return undefined;
+  const name = calleeName(parent.node);
+  const index = /** @type {number} */ (path.key);
+  if (name === "super") return index === 0 && extendsError(parent) ? MESSAGE : undefined;
+  if (name === undefined) return undefined;
+  if (parent.isNewExpression() !== (name === "McpError" || name === "Error")) return undefined;
+  if (MESSAGE_ARGS[name]?.includes(index)) return MESSAGE;
+  if (PHASE_ARGS[name]?.includes(index)) return CONTEXT;
+  return undefined;
+}
+
+/** @param {any} path */
+function extendsError(path) {
+  const owner = path.findParent((/** @type {any} */ p) => p.isClassDeclaration() || p.isClassExpression());
+  const base = owner?.node.superClass;
+  return base?.type === "Identifier" && base.name === "Error";
+}
+
+/** @param {any} objectPath an ObjectExpression's path */
+function isDetailsObject(objectPath) {
+  const parent = objectPath.parentPath;
+  if (objectPath.listKey === "arguments" && (parent.isCallExpression() || parent.isNewExpression())) {
+    const name = calleeName(parent.node);
+    return name !== undefined && DETAILS_ARG[name] === objectPath.key;
+  }
+  if (!parent.isReturnStatement()) return false;
+  const fn = objectPath.getFunctionParent();
+  return fn?.node.id?.name === "exitDetails";
+}
+
+// A details object made only of such context: emptying it changes nothing §1 names.
+/** @param {any} path @returns {string | undefined} */
+function objectReason(path) {
+  if (!path.isObjectExpression() || !isDetailsObject(path)) return undefined;
+  const contextOnly = path.node.properties.every(
+    (/** @type {any} */ p) => p.type === "ObjectProperty" && !p.computed && p.key.type === "Identifier" && !CONTRACT_FIELDS.has(p.key.name),
+  );
+  return contextOnly ? CONTEXT : undefined;
+}
+
+/** @param {any} path @returns {string | undefined} */
+function propertyReason(path) {
+  if (!path.isObjectProperty() || path.node.computed || path.node.key.type !== "Identifier") return undefined;
+  const key = path.node.key.name;
+  if (key === "phase") return CONTEXT;
+  return isDetailsObject(path.parentPath) && !CONTRACT_FIELDS.has(key) ? CONTEXT : undefined;
+}
+
+// `counters`, `this.counters` or `this.host.counters`.
+/** @param {any} node */
+function isCounters(node) {
+  if (node?.type === "Identifier") return node.name === "counters";
+  if (node?.type !== "MemberExpression" || node.computed || node.property.name !== "counters") return false;
+  const owner = node.object;
+  return owner.type === "ThisExpression" || (owner.type === "MemberExpression" && owner.object.type === "ThisExpression" && owner.property.name === "host");
+}
+
+/** @param {any} path @returns {string | undefined} */
+function metricsReason(path) {
+  if (!path.isExpressionStatement()) return undefined;
+  const expression = path.node.expression;
+  const target = expression.type === "AssignmentExpression" ? expression.left : expression.type === "UpdateExpression" ? expression.argument : undefined;
+  return target?.type === "MemberExpression" && isCounters(target.object) ? METRICS : undefined;
+}
+
+export const strykerPlugins = [
+  declareValuePlugin(PluginKind.Ignore, "outside-contract", {
+    shouldIgnore: (/** @type {any} */ path) => argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path),
+  }),
+];
