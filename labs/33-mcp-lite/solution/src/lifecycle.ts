@@ -42,13 +42,13 @@ export class Lifecycle {
 
   // The handshake finished: initialize answered and notifications/initialized went out.
   toReady(): void {
-    // Stryker disable next-line ConditionalExpression: toReady() runs in the turn the handshake's last step succeeded, always from "starting" (a fault or exit before it fails that step)
+    // Stryker disable next-line ConditionalExpression: toReady() runs in the turn the handshake's last step succeeded, always in state "starting" (a fault or exit before it fails that step)
     if (this.current === "starting") this.current = "ready";
   }
 
   // Back to idle after a failure; a client that is shutting down stays where it is.
   toIdle(): void {
-    // Stryker disable next-line StringLiteral: from "starting" the client behaves alike whether a failed handshake leaves it there or in idle, and any name but the four others acts as idle
+    // Stryker disable next-line StringLiteral: in state "starting" the client behaves alike whether a failed handshake leaves it there or in idle, and any name but the four others acts as idle
     if (this.current === "starting" || this.current === "ready") this.current = "idle";
   }
 
