@@ -43,10 +43,11 @@ async function exactCapLine(h: ReturnType<typeof start>, max: number): Promise<v
   await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.value === value), "the server receiving the held echo");
   const sentId = received(h.log(), "tools/call").find((m) => m.params?.arguments?.value === value)?.id;
   const bytes = echoLineBytes(sentId, value);
-  const around = [
+  // An answer handed to the wrong call can leave release or next hanging: id matching's business.
+  const around = await needs(PENDING_MAP_TODO, async () => [
     await settleWithin(h.client.callTool("release", {}), "callTool(release)"),
     await settleWithin(h.client.callTool("echo", { value: "next" }), "callTool(echo next)"),
-  ];
+  ]);
   const outcome = await settleWithin(call, `callTool(echo ${bytes} bytes)`);
   const refused = [...around, outcome].find((o) => o.status === "rejected" && codeOf(o.reason) === "MCP_PROTOCOL_ERROR");
   if (bytes > max) {

@@ -48,8 +48,11 @@ describe("rubric/lifecycle", () => {
     await initialize(h);
     await within(h.client.callTool("stall", {}), "callTool(stall)");
     // Each call is bigger than the pipe: the first fills it, the others wait in the client.
+    // "never" is held, never answered: once the server reads again, no 200 kB answer comes
+    // back (which a client with a smaller line cap would rightly refuse), and the only call
+    // still pending is the live one below, whatever the id matching does.
     const big = "z".repeat(200_000);
-    const calls = [1, 2, 3].map((n) => h.client.callTool("echo", { value: big, n }, { timeoutMs: 200 }));
+    const calls = [1, 2, 3].map((n) => h.client.callTool("never", { value: big, n }, { timeoutMs: 200 }));
     // Queued with them, on the default deadline: the others' endings must not drop it.
     const live = settled(h.client.callTool("echo", { value: "still wanted", n: 4 }));
     const outcomes = await Promise.all(calls.map((call, i) => settleWithin(call, `queued call #${i + 1}`)));

@@ -5,7 +5,7 @@
 
 import { describe, it } from "vitest";
 import { msg } from "../tests/messages.ts";
-import { abortListeners, check, expectCode, HANG_MS, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
+import { abortListeners, check, expectCode, HANG_MS, initialize, needs, PENDING_MAP_TODO, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { expectClean, expectNoClientTimers, start } from "./support.ts";
@@ -29,7 +29,8 @@ describe("rubric/lifecycle", () => {
     const s2 = new AbortController();
     const call = h.client.callTool("never", { tag: "abort-me" }, { signal: s2.signal });
     await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), "the server receiving the call");
-    await within(h.client.callTool("echo", { value: "same signal" }, { signal: s2.signal }), "callTool(echo) with the same signal");
+    // (An answer that settles the wrong call leaves this one hanging: id matching's business.)
+    await needs(PENDING_MAP_TODO, () => within(h.client.callTool("echo", { value: "same signal" }, { signal: s2.signal }), "callTool(echo) with the same signal"));
     s2.abort();
     const label = "aborted callTool (its signal also went to an answered call)";
     expectCode(await rejection(call, label), "MCP_ABORTED", label);
