@@ -47,20 +47,23 @@ export class Echo extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = startCall(m, r, "echo", { value: this.value, isError: this.isError, notify: this.notify });
-    if (await gated(m, call, step)) return;
+    // Every call carries a signal; once it settled, no listener may stay on it.
+    const signal = new AbortController().signal;
+    const call = startCall(m, r, "echo", { value: this.value, isError: this.isError, notify: this.notify }, { signal });
+    if (await gated(m, call, step)) return expectNoListeners(signal, step);
     const content = this.isError ? { content: this.value, isError: true } : { content: this.value };
     // The answer line is its result plus about 40 bytes; the generator keeps values far from the cap.
     const tooLong = Buffer.byteLength(JSON.stringify(content)) + 40 > m.lineCap;
     const expected: Expected = tooLong ? { code: "MCP_PROTOCOL_ERROR" } : { value: content };
     expectOutcome(await settle(call.outcome, step), expected, "rubric/handshake", step, [{ content: "stray" }, ...m.held.map((h) => ({ content: h.value }))]);
+    expectNoListeners(signal, step);
     if (!tooLong) return;
     await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", "a line over maxLineBytes");
     serverGone(m);
   }
   toString(): string {
     const v = this.value.length > 24 ? `${JSON.stringify(this.value.slice(0, 12))}…(${Buffer.byteLength(this.value)} B)` : JSON.stringify(this.value);
-    return `callTool("echo", { value: ${v}${this.isError ? ", isError: true" : ""}${this.notify ? ", notify: true" : ""} })`;
+    return `callTool("echo", { value: ${v}${this.isError ? ", isError: true" : ""}${this.notify ? ", notify: true" : ""} }, { signal })`;
   }
 }
 
@@ -87,14 +90,14 @@ export class Hold extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = startCall(m, r, "echo", { value: this.value, hold: true, ...(this.cut === undefined ? {} : { cut: this.cut }) });
+    const call = startCall(m, r, "echo", { value: this.value, hold: true, ...(this.cut === undefined ? {} : { cut: this.cut, cutInside: true }) });
     if (await gated(m, call, step)) return;
     m.held.push({ tag: call.tag, value: this.value, isError: false });
     r.held.set(call.tag, call.outcome);
     await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), "the server receiving the held call").catch(() => {});
   }
   toString(): string {
-    return `callTool("echo", { value: ${JSON.stringify(this.value)}, hold: true${this.cut === undefined ? "" : `, cut: ${this.cut}`} })`;
+    return `callTool("echo", { value: ${JSON.stringify(this.value)}, hold: true${this.cut === undefined ? "" : `, cut: ${this.cut}, cutInside: true`} })`;
   }
 }
 
@@ -208,14 +211,15 @@ export class Crash extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: 300 };
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300 };
     const call = startCall(m, r, this.how === "exit" ? "exit" : "echo", args);
     if (await gated(m, call, step)) return;
     const [code, dimension, why]: [string, Dimension, string] = this.how === "exit" ? ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"] : ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"];
     expectOutcome(await settle(call.outcome, step), { code }, dimension, step);
     await failHeld(m, r, code, dimension, why);
     serverGone(m);
-    // The faulted server takes 300 ms to exit: the next initialize() must wait for it.
+    // The faulted server takes 300 ms to exit (with `again`, it lingers until the new
+    // handshake is done: see Init): the next initialize() must not be fooled by its exit.
     m.dying = this.how === "garble";
     if (this.again) await this.reinitialize(m, r);
   }

@@ -2,14 +2,16 @@
 // or exits, as the step says), what the server got (arguments, environment), a stderr flood
 // past the cap, options the constructor must refuse, and close() with calls made while it runs.
 
+import { existsSync } from "node:fs";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
-import { startupWithin, waitFor } from "../../tests/support.ts";
+import { liveClientTimers, processesStarted, startupWithin, waitFor } from "../../tests/support.ts";
+import { clientProcessPid } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, settledLater, startCall } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { serverGone } from "../support-edges.ts";
-import { expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Model, type Real } from "./model.ts";
+import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Model, type Real } from "./model.ts";
 
 export class Init extends Step {
   constructor(readonly mode: "answer" | "error" | "exit") {
@@ -28,7 +30,10 @@ export class Init extends Step {
       return;
     }
     r.handshake(this.mode);
+    const mark = r.log().length;
     const pending = call();
+    // A second initialize() while the first is in flight shares its handshake.
+    const second = this.mode === "answer" ? call() : undefined;
     // A server that exits during the handshake: its exit is the server's turn, noticing it the client's.
     if (this.mode === "exit") await startupWithin(r, Promise.race([pending, serverGone(r)]), step).catch(() => {});
     const outcome = this.mode === "exit" ? await settle(pending, step) : await startupWithin(r, pending, step).catch((error: Error) => {
@@ -39,13 +44,27 @@ export class Init extends Step {
     // A restart after a protocol fault, while the old server still goes away, is lifecycle's.
     const restart = m.dying;
     m.dying = false;
-    if (this.mode === "answer") return this.answered(m, r, step, outcome, restart);
+    if (this.mode === "answer") {
+      await this.shared(r, step, second!, outcome, mark);
+      return this.answered(m, r, step, outcome, restart);
+    }
     // An exit rejecting what is pending is lifecycle's sentence, during the handshake too.
     const dimension = restart || this.mode === "exit" ? "rubric/lifecycle" : "rubric/handshake";
     expectOutcome(outcome, { code: this.mode === "exit" ? "MCP_PROCESS_EXIT" : ["MCP_ERROR", "MCP_PROTOCOL_ERROR"] }, dimension, step);
     await expectNoServer(r, step).catch(() => {
       throw new Violation("rubric/handshake", mmsg("alive", { step: `${step} (a failed handshake stops its child)`, pids: r.pids().filter(isAlive).join(", ") }));
     });
+    // The server is gone, so its log is complete: a notice sent with the request shows here.
+    const early = r.log().slice(mark).some((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
+    expectThat(!early, "rubric/handshake", "earlyNotice", { step });
+  }
+  // Both concurrent calls end alike, and the server got one initialize request for them.
+  private async shared(r: Real, step: string, second: ReturnType<typeof settledLater>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {
+    const other = await settle(second, `${step} (the second, concurrent call)`);
+    const same = (other.status === "fulfilled") === (first.status === "fulfilled");
+    expectThat(same, "rubric/handshake", "outcome", { step: `${step} ×2 at once`, expected: `both ${first.status === "fulfilled" ? "resolve" : "reject"}`, actual: describe(other) });
+    const since = r.log().slice(mark).filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
+    expectThat(since <= 1, "rubric/handshake", "doubleInit", { step: `${step} ×2 at once`, count: since });
   }
   private async answered(m: Model, r: Real, step: string, outcome: Awaited<ReturnType<typeof settle>>, restart: boolean): Promise<void> {
     const busy = outcome.status === "rejected" && outcome.reason?.code === "MCP_BUSY";
@@ -60,37 +79,56 @@ export class Init extends Step {
     await waitFor(noticed, "the server reading notifications/initialized").catch(() => {});
     expectThat(noticed(), "rubric/handshake", "noNotice", { step });
     if (restart) {
-      // The old server exits now; its exit must not touch the new one.
+      // The old server still lingers (a crash followed at once by a handshake makes it ignore
+      // SIGTERM for a minute): the model ends it now, so its exit always comes after the new
+      // handshake, whatever the load, and waits until its parent has reaped it (the client
+      // has then seen the exit). That exit must not touch the new server.
       const pid = r.client.pid;
-      await waitFor(() => r.pids().filter((p) => p !== pid && isAlive(p)).length === 0, "the old server exiting").catch(() => {});
+      const old = r.pids().filter((p) => p !== pid && isAlive(p));
+      for (const p of old) kill(p);
+      await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), "the client reaping the old server").catch(() => {});
       expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
     }
     m.initialized = true;
     m.serverRunning = true;
   }
   toString(): string {
-    return this.mode === "answer" ? "initialize()" : `initialize() // the server ${this.mode === "error" ? "answers a JSON-RPC error" : "exits during the handshake"}`;
+    return this.mode === "answer" ? "initialize() twice at once" : `initialize() // the server ${this.mode === "error" ? "answers a JSON-RPC error" : "exits during the handshake"}`;
   }
 }
 
 Crash.reinit = (m, r) => new Init("answer").run(m, r);
 
+// Sends SIGKILL to a fixture process the model ends itself; one already gone is fine.
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
+
 export class Inspect extends Step {
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = startCall(m, r, "inspect", { only: ["argv", "env"] });
+    const call = startCall(m, r, "inspect", { only: ["argv", "env", "ppid"] });
     const outcome = await settle(call.outcome, step);
     if (call.gate) return expectOutcome(outcome, { code: call.gate.code }, call.gate.dimension, step);
     expectThat(outcome.status === "fulfilled", "rubric/process", "outcome", { step, expected: "resolve", actual: outcome.status === "rejected" ? outcome.reason?.code : "" });
-    const seen = (outcome.value ?? {}) as { argv?: string[]; env?: Record<string, string> };
+    const seen = (outcome.value ?? {}) as { argv?: string[]; env?: Record<string, string>; ppid?: number };
     const argv = seen.argv ?? [];
     const after = argv.slice(argv.indexOf("--") + 1);
     expectThat(JSON.stringify(after) === JSON.stringify(ODD_ARGS), "rubric/process", "inspectArgs", { step, expected: JSON.stringify(ODD_ARGS), actual: JSON.stringify(after) });
+    // The server is the client's own child, started as given: no shell in between, even one that execs.
+    const script = r.command.args[0]!;
+    const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
+    const shelled = started.find((p) => p.command !== r.command.executable);
+    expectThat(!shelled && seen.ppid === clientProcessPid(), "rubric/process", "shell", { step, what: shelled ? [shelled.command, ...shelled.args].join(" ").slice(0, 120) : `ppid ${seen.ppid}` });
     const extra = Object.keys(seen.env ?? {}).filter((name) => !(name in GIVEN_ENV) && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
     expectThat(extra.length === 0, "rubric/process", "inspectEnv", { step, names: extra.slice(0, 5).join(", ") });
   }
   toString(): string {
-    return 'callTool("inspect") // what the server got: argv and env';
+    return 'callTool("inspect") // what the server got: argv, env, its parent';
   }
 }
 
@@ -175,6 +213,9 @@ export class Close extends Step {
     expectOutcome(closed, { value: undefined }, "rubric/process", step);
     const alive = r.pids().filter(isAlive);
     expectThat(alive.length === 0, "rubric/process", "alive", { step: `${step} resolved`, pids: alive.join(", ") });
+    // Every request of the run has settled: none of their timers may be left.
+    const timers = liveClientTimers(r.timersBefore);
+    expectThat(timers.length === 0, "rubric/lifecycle", "timers", { step: `${step} resolved`, count: timers.length, where: timers.slice(0, 2).join("; ") });
     Object.assign(m, { closed: true, initialized: false, serverRunning: false, dying: false });
   }
   toString(): string {

@@ -5,7 +5,7 @@
 
 import { writeFileSync } from "node:fs";
 import { isAlive, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
-import { abortListeners, settleWithin, waitFor, type Settled } from "../../tests/support.ts";
+import { abortListeners, settleWithin, timerSnapshot, waitFor, type Settled } from "../../tests/support.ts";
 import { mmsg, type ModelMessage } from "./messages.ts";
 
 export type Dimension = "rubric/id-matching" | "rubric/lifecycle" | "rubric/process" | "rubric/handshake";
@@ -15,6 +15,8 @@ export const DIMENSIONS: Dimension[] = ["rubric/id-matching", "rubric/lifecycle"
 export class Violation extends Error {
   /** The TODO this finding leans on, when another check grades its cause. */
   needs?: string;
+  /** The wire trace of the fixture the violation happened on, when not the run's own. */
+  log?: LogEntry[];
   constructor(readonly dimension: Dimension, message: string) {
     super(message);
     this.name = "Violation";
@@ -80,7 +82,9 @@ export interface ClientUnderTest {
 export class Real {
   readonly held = new Map<string, Promise<Settled<unknown>>>();
   private tags = 0;
-  constructor(readonly client: ClientUnderTest, readonly ws: FixtureWorkspace, private readonly controlFile: string) {}
+  /** The client's timers alive before the run (a leak is counted against them). */
+  readonly timersBefore = timerSnapshot();
+  constructor(readonly client: ClientUnderTest, readonly ws: FixtureWorkspace, private readonly controlFile: string, readonly command: { executable: string; args: string[] }) {}
   /** A fresh tag for the next call, so the log tells which call reached the server. */
   tag(): string {
     this.tags += 1;
@@ -141,7 +145,7 @@ export async function checkInvariants(m: Model, r: Real, step: string): Promise<
 }
 
 // Every server the client started is gone, or goes within the hang deadline (the client stops it).
-export async function expectNoServer(r: Real, step: string): Promise<void> {
+export async function expectNoServer(r: { pids(): number[] }, step: string): Promise<void> {
   const alive = () => r.pids().filter(isAlive);
   await waitFor(() => alive().length === 0, "the servers stopping").catch(() => {
     throw new Violation("rubric/process", mmsg("alive", { step, pids: alive().join(", ") }));

@@ -12,7 +12,8 @@ export interface Finding {
   message: string;
   /** The operations run, in order; the last one failed. */
   steps: string[];
-  config: RunConfig;
+  /** The run's client options; undefined when the failing step used a client of its own. */
+  config?: RunConfig;
   log: LogEntry[];
 }
 
@@ -46,16 +47,16 @@ function withoutTag(args: Record<string, unknown> | undefined): Record<string, u
 // The whole report, ready for a check's message.
 export function formatReport(finding: Finding, seed: number): string {
   const { steps } = finding;
-  const options = JSON.stringify({ maxPending: finding.config.maxPending, maxLineBytes: finding.config.maxLineBytes ?? "(default 1 MiB)", maxStderrBytes: 512, timeoutMs: 10_000 });
+  const { config } = finding;
+  const options = config && JSON.stringify({ maxPending: config.maxPending, maxLineBytes: config.maxLineBytes ?? "(default 1 MiB)", maxStderrBytes: 512, timeoutMs: 10_000 });
   const numbered = steps.map((step, i) => `${i === steps.length - 1 ? "▶" : " "} ${i + 1}. ${step}`);
   const trace = finding.log.slice(-TRACE_LINES).map((entry) => `    ${traceLine(entry)}`);
   return [
     mmsg("header", { seed, count: steps.length, failing: steps.length }),
-    `  ${mmsg("config", { options })}`,
+    ...(options ? [`  ${mmsg("config", { options })}`] : []),
     ...numbered.map((line) => `  ${line}`),
     `  ${mmsg("violation", { message: finding.message })}`,
-    `  ${mmsg("trace", { count: trace.length })}`,
-    ...trace,
+    ...(trace.length > 0 ? [`  ${mmsg("trace", { count: trace.length })}`, ...trace] : []),
     `  ${mmsg("replay", { seed })}`,
   ].join("\n");
 }

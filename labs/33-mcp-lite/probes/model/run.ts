@@ -10,6 +10,7 @@ import { createFixtureWorkspace, makeTempDir } from "../../../../fixtures/index.
 import { settleWithin } from "../../tests/support.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
 import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
+import { FaultThenClose, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing, StubbornClose } from "./side.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
 
@@ -35,21 +36,41 @@ function operations(): Array<fc.Arbitrary<Step>> {
   ];
 }
 
-/** The steps every run starts with (not drawn, so never shrunk away). */
-const PREFIX = (split: { value: string; cut: number; seed: number }): Step[] => [
+/**
+ * The tour: one fixed sequence, run once per grade before the drawn runs, that visits every
+ * sentence of the contract (its answer split at a byte drawn from the seed). Its steps need
+ * one another (three timeouts before a call that would find maxPending used up), so it is
+ * not shrunk by fast-check; a failing step is tried again alone for the report.
+ */
+export const TOUR = (split: Split): Step[] => [
   new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
-  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Stall(),
-  new Hold(split.value, split.cut), new Release(split.seed),
+  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"),
+  new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
+  new Hold("before the exit", undefined), new Crash("exit", false), new Echo("after the exit", false, false), new Init("answer"), new Crash("garble", true),
+  new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
 ];
+
+/** The steps every drawn run starts with (not drawn, so never shrunk away). */
+const PREFIX: Step[] = [new Init("answer")];
+
+type Split = { value: string; cut: number; seed: number };
 
 /** The tour's split answer: multi-byte text cut at a drawn byte. */
 const splits = fc.record({ value: wideText, cut: fc.integer({ min: 44, max: 80 }), seed: fc.nat(1000) });
+
+/** The tour's client options: room for two held calls and the release; a cap in bytes. */
+const TOUR_CONFIG: RunConfig = { maxPending: 3, maxLineBytes: 2048 };
+
+/** The tour's split answer for one seed. */
+export function tourSplit(seed: number): Split {
+  return fc.sample(splits, { seed, numRuns: 1 })[0]!;
+}
 
 const configs: fc.Arbitrary<RunConfig> = fc.record({ maxPending: fc.constantFrom(2, 3), maxLineBytes: fc.constantFrom(2048, 2048, undefined) });
 
 /** The arbitrary of one run: client options and the operations, in order. */
 export function runArbitrary(maxCommands: number) {
-  return fc.tuple(configs, splits, fc.commands(operations(), { maxCommands, size: "max" }));
+  return fc.tuple(configs, fc.commands(operations(), { maxCommands, size: "max" }));
 }
 
 export interface ModelRunOptions {
@@ -66,7 +87,7 @@ function clientOptions(config: RunConfig, command: { executable: string; args: s
 }
 
 // Runs one sequence against a fresh client and fixture; a broken contract comes back as a Finding.
-async function runOnce(config: RunConfig, split: { value: string; cut: number; seed: number }, commands: Iterable<fc.AsyncCommand<Model, Real, boolean>>): Promise<Finding | undefined> {
+async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | undefined> {
   const ws = createFixtureWorkspace("lab33-model-");
   const control = makeTempDir("lab33-model-control-");
   // Not named *.json: a hostile client that rewrites every .json file on a command line
@@ -74,35 +95,39 @@ async function runOnce(config: RunConfig, split: { value: string; cut: number; s
   const controlFile = `${control.dir}/handshake-control`;
   const command = ws.command({ selfDestructMs: 60_000, extraArgs: ["--control", controlFile, "--", ...ODD_ARGS] });
   const steps: string[] = [];
+  const timings: string[] = [];
   let real: Real | undefined;
+  // The side steps run beside the others from the start (each has its own client and fixture).
+  const sides = sequence.filter((step): step is SideStep => step instanceof SideStep).map((step) => step.start());
   try {
-    real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile);
+    real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile, command);
     const model = new Model(config);
     const r = real;
-    // Every sequence starts with the same tour: the three handshakes (refused, the server
-    // exiting during it, answered), big answers (a protocol fault under the cap), what the server got,
-    // pre-aborted calls, an isError result, a stalled stdin, an answer split at a drawn byte, a stderr flood, bad options, the defaults. The
-    // drawn operations then meet a ready client (they may close it, crash its server, start another).
-    // And every run ends with close(), with whatever is still held and calls made while it runs.
-    const checked = [...PREFIX(split), ...commands, new Close()].map((c) => ({
+    // Every sequence ends with close(), with whatever is still held and calls made while it runs.
+    const checked = [...sequence, new Close()].map((c) => ({
       check: (m: Readonly<Model>) => c.check(m) as boolean,
       run: async (m: Model) => {
         steps.push(c.toString());
+        const began = Date.now();
         await c.run(m, r);
         await checkInvariants(m, r, c.toString());
+        if (process.env.LAB_MODEL_DEBUG) timings.push(`${Date.now() - began} ms ${c.toString().slice(0, 70)}`);
       },
       toString: () => c.toString(),
     }));
     await fc.asyncModelRun(() => ({ model, real: r }), checked);
-    if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(config)}:\n  ${steps.join("\n  ")}\n`);
+    if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(config)}:\n  ${timings.join("\n  ")}\n`);
     return undefined;
   } catch (error) {
     const violation = error instanceof Violation ? error : new Violation("rubric/lifecycle", (error as Error)?.message ?? String(error));
-    return { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config, log: ws.log() };
+    // A side client's violation shows that client's trace; its options are in its step.
+    const side = violation.log !== undefined;
+    return { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config: side ? undefined : config, log: violation.log ?? ws.log() };
   } finally {
     const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
     control.cleanup();
+    await Promise.all(sides);
   }
 }
 
@@ -113,16 +138,43 @@ export interface ModelVerdict {
   executions: number;
 }
 
-// Runs the probe. The first failure decides the verdict; shrinking only makes the report smaller.
-export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> {
-  let last: Finding | undefined;
-  let executions = 0;
+// Runs the tour once. A failure is made smaller by trying the failing step with fewer and
+// fewer of the steps before it (1, 2, 4, … of them, after a handshake unless it brings its
+// own client), within the shrink budget; the first that fails alike is the report's sequence.
+async function runTour(seed: number, budget: number): Promise<{ finding?: Finding; executions: number }> {
+  const tour = TOUR(tourSplit(seed));
+  const finding = await runOnce(TOUR_CONFIG, tour);
+  if (!finding) return { executions: 1 };
+  const at = finding.steps.length - 1;
+  const failed = tour[at];
+  let executions = 1;
   let spent = 0;
-  const property = fc.asyncProperty(runArbitrary(options.maxCommands), async ([config, split, commands]) => {
+  for (let before = 0; failed && before < at && spent < budget; before = Math.max(1, before * 2)) {
+    const tail = tour.slice(at - before, at + 1);
+    const attempt = failed instanceof SideStep && before === 0 ? tail : tail[0] instanceof Init ? tail : [new Init("answer"), ...tail];
+    executions += 1;
+    const hangsBefore = hangs.count;
+    const smaller = await runOnce(TOUR_CONFIG, attempt);
+    spent += 1 + 3 * (hangs.count - hangsBefore);
+    if (smaller && smaller.dimension === finding.dimension && smaller.steps.length < finding.steps.length) return { finding: smaller, executions };
+  }
+  return { finding, executions };
+}
+
+// Runs the probe: the tour, then the drawn runs. The first failure decides the verdict;
+// shrinking only makes the report smaller.
+export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> {
+  const tour = await runTour(options.seed, options.shrinkBudget);
+  if (tour.finding) return { finding: { ...tour.finding, report: formatReport(tour.finding, options.seed) }, runs: 1, executions: tour.executions };
+  if (options.numRuns === 0) return { runs: 1, executions: tour.executions };
+  let last: Finding | undefined;
+  let executions = tour.executions;
+  let spent = 0;
+  const property = fc.asyncProperty(runArbitrary(options.maxCommands), async ([config, commands]) => {
     if (last && spent >= options.shrinkBudget) return true; // budget used up: keep what was found
     executions += 1;
     const hangsBefore = hangs.count;
-    const finding = await runOnce(config, split, commands);
+    const finding = await runOnce(config, [...PREFIX, ...(commands as Iterable<Step>)]);
     if (last) spent += 1 + 3 * (hangs.count - hangsBefore);
     if (!finding) return true;
     last = finding;
@@ -130,7 +182,7 @@ export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> 
   });
   const details = await fc.check(property, { seed: options.seed, numRuns: options.numRuns });
   const finding = details.failed && last ? { ...last, report: formatReport(last, options.seed) } : undefined;
-  return { finding, runs: details.numRuns, executions };
+  return { finding, runs: 1 + details.numRuns, executions };
 }
 
 /** The dimension a finding is charged to, for the four rubric tests. */

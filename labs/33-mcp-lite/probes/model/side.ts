@@ -1,0 +1,171 @@
+// The model's operations on a client of their own, for sentences the run's client cannot
+// show without losing its server: an executable that does not exist, a server that ignores
+// SIGTERM (closed twice at once), close() right after a protocol fault, a handshake that
+// times out, a line that never ends, an unsupported protocol version, a line that is not JSON. Each starts its fixture,
+// checks the contract, and closes its client, pass or fail; a violation carries its own
+// wire trace.
+
+import { join } from "node:path";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureOptions, type FixtureWorkspace } from "../../../../fixtures/index.ts";
+import { startupWithin } from "../../tests/support.ts";
+import { Step } from "./calls.ts";
+import { expectOutcome, settledLater } from "./expect.ts";
+import { mmsg } from "./messages.ts";
+import { expectNoServer, expectThat, settle, Violation, type Model, type Real } from "./model.ts";
+
+type Side = { client: InstanceType<typeof McpClient>; ws: FixtureWorkspace };
+
+// Runs body with a fresh client on a fresh fixture; closes both afterwards, and gives a
+// violation the side fixture's log.
+async function withSide(options: Record<string, unknown>, fixture: FixtureOptions, body: (side: Side) => Promise<void>): Promise<void> {
+  const ws = createFixtureWorkspace("lab33-model-side-");
+  const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), ...options } as never);
+  try {
+    await body({ client, ws });
+  } catch (error) {
+    if (error instanceof Violation) error.log ??= ws.log();
+    throw error;
+  } finally {
+    const outcome = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the side client");
+    await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
+  }
+}
+
+// initialize() on a side client, with the start-up hang detector; a hang is an outcome.
+async function initialized(side: Side, label: string) {
+  return startupWithin(side.ws, settledLater(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+}
+
+// A side step's base: it neither reads nor changes the run's model, so a run may start it
+// early (start()) and it runs beside the other steps; its verdict is taken at its place in
+// the sequence, so the report is the same as if it had run there.
+export abstract class SideStep extends Step {
+  private started?: Promise<unknown>;
+  /** Starts the step's own client and fixture now; run() then waits for what it found. */
+  start(): Promise<unknown> {
+    this.started = this.side().then(() => undefined, (error: unknown) => ({ error }));
+    return this.started;
+  }
+  async run(_m: Model, _r: Real): Promise<void> {
+    const outcome = (await (this.started ?? this.start())) as { error: unknown } | undefined;
+    this.started = undefined;
+    if (outcome) throw outcome.error;
+  }
+  abstract side(): Promise<void>;
+}
+
+export class SpawnMissing extends SideStep {
+  async side(): Promise<void> {
+    const dir = makeTempDir("lab33-model-missing-");
+    const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
+    try {
+      // No server ever runs, so no server turn: the plain hang deadline applies.
+      const outcome = await settle(settledLater(Promise.resolve().then(() => client.initialize())), "initialize()");
+      expectOutcome(outcome, { code: "MCP_SPAWN_FAILED" }, "rubric/process", "initialize()");
+      const cause = outcome.status === "rejected" ? outcome.reason?.cause?.code : undefined;
+      expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `cause.code`, expected: "ENOENT", actual: String(cause) });
+    } catch (error) {
+      if (error instanceof Violation) error.log ??= [];
+      throw error;
+    } finally {
+      await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the client without a server");
+      dir.cleanup();
+    }
+  }
+  toString(): string {
+    return 'new McpClient({ executable: "<dir>/no-such-server" }).initialize()';
+  }
+}
+
+// Closes twice at once; each close() must resolve, and only once the server is gone.
+export class StubbornClose extends SideStep {
+  async side(): Promise<void> {
+    await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+      const init = await initialized(side, "initialize()");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const alive = () => side.ws.pids().filter(isAlive);
+      const closing = [1, 2].map(() => settledLater(Promise.resolve().then(() => side.client.close()).then(() => alive())));
+      for (const [i, close] of closing.entries()) {
+        const outcome = await settle(close, `close() #${i + 1}`);
+        expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `close() #${i + 1}`);
+        const left = outcome.status === "fulfilled" ? (outcome.value as number[]) : [];
+        expectThat(left.length === 0, "rubric/process", "alive", { step: `close() #${i + 1} resolved`, pids: left.join(", ") });
+      }
+    });
+  }
+  toString(): string {
+    return "a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): initialize(), then close() twice at once";
+  }
+}
+
+// A protocol fault began stopping a server that ignores SIGTERM; close() must wait for the
+// SIGKILL that the client's own closeTimeoutMs decides.
+export class FaultThenClose extends SideStep {
+  async side(): Promise<void> {
+    await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+      const init = await initialized(side, "initialize()");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
+      expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
+      const closed = await settle(settledLater(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
+      expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `close()`);
+      const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
+      expectThat(left.length === 0, "rubric/process", "alive", { step: `close() resolved`, pids: left.join(", ") });
+    });
+  }
+  toString(): string {
+    return 'a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): callTool("echo", { garble: true }) (the answer is [1,2,3]), then at once close()';
+  }
+}
+
+// A server that never answers initialize: the client's own deadline ends the handshake, which
+// must stop the child and never have sent notifications/initialized.
+export class HandshakeTimeout extends SideStep {
+  async side(): Promise<void> {
+    await withSide({ timeoutMs: 300 }, { scenarios: ["hang-initialize"] }, async (side) => {
+      const init = await initialized(side, "initialize()");
+      expectOutcome(init, { code: "MCP_TIMEOUT" }, "rubric/handshake", "initialize()");
+      await expectNoServer(side.ws, "initialize()").catch(() => {
+        throw new Violation("rubric/handshake", mmsg("alive", { step: "initialize() (a failed handshake stops its child)", pids: side.ws.pids().filter(isAlive).join(", ") }));
+      });
+      const early = side.ws.log().some((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
+      expectThat(!early, "rubric/handshake", "earlyNotice", { step: "initialize()" });
+    });
+  }
+  toString(): string {
+    return "initialize() // the server never answers; { timeoutMs: 300 }";
+  }
+}
+
+/** Side clients whose server breaks the handshake or the framing: each must end in MCP_PROTOCOL_ERROR, server stopped. */
+const FAULTS: Record<"version" | "endless" | "garbage", { fixture: FixtureOptions; on: "initialize" | "call"; label: string }> = {
+  version: { fixture: { scenarios: ["bad-version"] }, on: "initialize", label: 'initialize() // the server answers protocolVersion "1999-01-01"' },
+  endless: { fixture: { scenarios: ["oversized"], floodBytes: 400_000 }, on: "call", label: 'callTool("echo") // the server sends a line that never ends (400 kB, no "\\n"); maxLineBytes 2048' },
+  garbage: { fixture: { scenarios: ["stdout-pollution"] }, on: "call", label: 'callTool("echo") // the server writes the line "ready" (not JSON) before its answer' },
+};
+
+export class ProtocolFault extends SideStep {
+  constructor(readonly kind: keyof typeof FAULTS) {
+    super();
+  }
+  async side(): Promise<void> {
+    const fault = FAULTS[this.kind];
+    await withSide({ timeoutMs: 10_000, maxLineBytes: 2048 }, fault.fixture, async (side) => {
+      const init = await initialized(side, "initialize()");
+      if (fault.on === "call") {
+        expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      }
+      const what = fault.on === "initialize" ? "initialize()" : 'callTool("echo")';
+      const outcome = fault.on === "initialize" ? init : await settle(settledLater(side.client.callTool("echo", { value: "x" })), what);
+      expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
+      expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
+      await expectNoServer(side.ws, what).catch(() => {
+        throw new Violation("rubric/handshake", mmsg("alive", { step: "the protocol fault (it stops the server)", pids: side.ws.pids().filter(isAlive).join(", ") }));
+      });
+    });
+  }
+  toString(): string {
+    return FAULTS[this.kind].label;
+  }
+}
