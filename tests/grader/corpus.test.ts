@@ -107,7 +107,11 @@ describe.concurrent("corpus entries", () => {
         grade({ submission: dir, seed: 3, lang: "en", homework, sandbox, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
       );
       const byId = Object.fromEntries(result.checks.map((c) => [c.id, c.status]));
-      expect(result.status, result.message).toBe(entry.expected.status);
+      // On a wrong status, say which checks did not pass and why (a flip must be explainable).
+      const notPassed = result.checks
+        .filter((c) => c.status !== "pass")
+        .map((c) => `${c.id} ${c.status}: ${[c.message, ...c.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ")}`);
+      expect(result.status, `${result.message ?? ""}\n${notPassed.join("\n")}`).toBe(entry.expected.status);
       for (const id of entry.expected.mustFail) expect(byId[id], `${id} must not pass`).not.toBe("pass");
       for (const id of entry.expected.mustPass) expect(byId[id], `${id} must pass`).toBe("pass");
       for (const text of entry.expected.messageIncludes ?? []) expect(result.message ?? "").toContain(text);
