@@ -69,11 +69,11 @@ describe("rubric/lifecycle", () => {
   });
 
   it("keeps the new server's state when the old one exits after a new initialize()", async () => {
-    const h = start();
+    const h = start({}, { closeTimeoutMs: 200 });
     await initialize(h);
     const oldPid = h.client.pid;
     // The faulted server then ignores SIGTERM for a minute: a client that waits for it to stop
-    // before the new handshake ends it itself (closeTimeoutMs, then SIGKILL); one that does not
+    // before the new handshake ends it itself (closeTimeoutMs 200, then SIGKILL); one that does not
     // wait has the new server answering while the old one lingers.
     await settleWithin(h.client.callTool("echo", { value: "garbled", garble: true, slowExitMs: 60_000 }), "callTool(echo) answered by [1,2,3]");
     const restarted = await startupWithin(h, settled(Promise.resolve().then(() => h.client.initialize())), "initialize() after the protocol fault");
