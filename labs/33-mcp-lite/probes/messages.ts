@@ -63,6 +63,7 @@ const catalog = {
   wroteAborted: { zh: "已经 abort 的 {label} 仍被写给了服务器", en: "the already aborted {label} was still written to the server" },
   envExtra: { zh: "评分进程环境里的 {names} 到达了服务器：除 PATH（及平台必需的变量）和配置的 env 外，不应传递任何变量（用 allowlist，不要用黑名单）", en: "{names} from the grader's environment reached the server: nothing but PATH (and what the platform needs) and the configured env may pass (an allowlist, not a deny-list)" },
   stderrBlocked: { zh: "stderr 达到 maxStderrBytes={max} 之后服务器写 stderr 被阻塞，{label} 没有完成：{detail}（达到上限后也要继续读取并丢弃旧内容）", en: "once stderr reached maxStderrBytes={max}, the server's stderr writes blocked and {label} never finished: {detail} (keep reading stderr after the cap; drop the oldest bytes)" },
+  noSigterm: { zh: "close() 没有先发 SIGTERM：服务器没有收到任何信号就被结束了（先 SIGTERM 让服务器自己退出，超过 closeTimeoutMs 仍未退出才 SIGKILL）", en: "close() sent no SIGTERM first: the server was ended without receiving any signal it could handle (SIGTERM lets the server exit on its own; SIGKILL only once closeTimeoutMs has passed)" },
 } as const;
 
 export type ProbeMessage = keyof typeof catalog;

@@ -1,9 +1,11 @@
 // Rubric probe: 进程 (process), the server's stderr once maxStderrBytes is reached: the client
 // keeps reading it (dropping the oldest bytes), so a server that writes a lot to stderr never
-// blocks on a full pipe.
+// blocks on a full pipe; and close() asks the server to stop (SIGTERM) before it forces it.
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "vitest";
-import { check, initialize, settleWithin, within } from "../tests/support.ts";
+import { check, initialize, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { start } from "./support-edges.ts";
 
@@ -20,4 +22,35 @@ describe("rubric/process", () => {
     await within(h.client.callTool("echo", { value: "still answering" }), "callTool(echo) after the stderr flood");
     // What the tail keeps is homework/bounded-stderr's business.
   });
+
+  it("sends SIGTERM before any SIGKILL in close()", async () => {
+    // The server ignores SIGTERM and stdin's end and counts the signals it handled in its
+    // state file; the grace is a minute, so only the probe ends it, once it heard SIGTERM.
+    const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs: 60_000 });
+    await initialize(h);
+    let closed = false;
+    const closing = settleWithin(Promise.resolve().then(() => h.client.close()), "close()").finally(() => (closed = true));
+    await waitFor(() => closed || handledSignals(h.ws.dir) > 0, "the server handling SIGTERM, or close() resolving");
+    const heard = handledSignals(h.ws.dir) > 0;
+    if (heard) for (const pid of h.pids()) kill(pid);
+    await closing;
+    check(heard, pmsg("noSigterm"));
+  });
 });
+
+// How many signals the fixture's handlers ran (its state file; none before it first wrote it).
+function handledSignals(dir: string): number {
+  try {
+    return Number(JSON.parse(readFileSync(join(dir, "state.json"), "utf8")).signals) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
