@@ -59,4 +59,16 @@ describe("homework/bounded-stderr", () => {
     );
     await expectCleanShutdown(h, "bounded stderr");
   });
+
+  it("keeps the last 64 KiB of stderr when maxStderrBytes is not set", async () => {
+    const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000 }));
+    await initialize(h);
+    const marker = "default-cap-end\n";
+    await within(h.client.callTool("stderr", { text: "d".repeat(100_000) + marker }), "callTool(stderr)");
+    await waitFor(() => h.client.stderr.text.endsWith(marker), "the server's last stderr line in client.stderr");
+    const { text: kept, truncated } = h.client.stderr;
+    const bytes = Buffer.byteLength(kept);
+    check(bytes === 64 * 1024 && truncated === true, hw("stderrDefault", { bytes, truncated: String(truncated) }));
+    await expectCleanShutdown(h, "default stderr cap");
+  });
 });

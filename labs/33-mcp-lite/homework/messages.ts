@@ -20,6 +20,10 @@ const catalog = {
     zh: "预先 abort 的请求从未发送，不应再发取消通知，实际发了 {actual}",
     en: "a pre-aborted request was never sent and needs no cancellation notice, but {actual} was sent",
   },
+  stderrDefault: {
+    zh: "没有设置 maxStderrBytes 时应保留最后 65536 字节（默认 64 KiB）并标记 truncated，实际保留了 {bytes} 字节，truncated={truncated}",
+    en: "without maxStderrBytes the client should keep the last 65536 bytes (the 64 KiB default) and mark it truncated; it kept {bytes} bytes, truncated={truncated}",
+  },
   stderrTooBig: {
     zh: "client.stderr.text 有 {bytes} 字节，超过 maxStderrBytes={max}（按 Buffer 字节计，不是字符数）",
     en: "client.stderr.text holds {bytes} bytes, over maxStderrBytes={max} (count Buffer bytes, not characters)",
