@@ -64,6 +64,8 @@ const catalog = {
   envExtra: { zh: "评分进程环境里的 {names} 到达了服务器：除 PATH（及平台必需的变量）和配置的 env 外，不应传递任何变量（用 allowlist，不要用黑名单）", en: "{names} from the grader's environment reached the server: nothing but PATH (and what the platform needs) and the configured env may pass (an allowlist, not a deny-list)" },
   stderrBlocked: { zh: "stderr 达到 maxStderrBytes={max} 之后服务器写 stderr 被阻塞，{label} 没有完成：{detail}（达到上限后也要继续读取并丢弃旧内容）", en: "once stderr reached maxStderrBytes={max}, the server's stderr writes blocked and {label} never finished: {detail} (keep reading stderr after the cap; drop the oldest bytes)" },
   noSigterm: { zh: "close() 没有先发 SIGTERM：服务器没有收到任何信号就被结束了（先 SIGTERM 让服务器自己退出，超过 closeTimeoutMs 仍未退出才 SIGKILL）", en: "close() sent no SIGTERM first: the server was ended without receiving any signal it could handle (SIGTERM lets the server exit on its own; SIGKILL only once closeTimeoutMs has passed)" },
+  exitSignal: { zh: "服务器被 SIGKILL 结束时，MCP_PROCESS_EXIT 应带 signal=\"SIGKILL\" 和 exitCode=null，实际是 signal={signal}、exitCode={exitCode}", en: "when SIGKILL ended the server, MCP_PROCESS_EXIT should carry signal \"SIGKILL\" and exitCode null; got signal={signal}, exitCode={exitCode}" },
+  pidAfterExit: { zh: "服务器退出后 client.pid 应为 undefined（只有正在运行的服务器才有 pid），实际是 {pid}", en: "once the server exited, client.pid should be undefined (only a running server has a pid); got {pid}" },
 } as const;
 
 export type ProbeMessage = keyof typeof catalog;

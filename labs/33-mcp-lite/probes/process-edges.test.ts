@@ -1,11 +1,12 @@
 // Rubric probe: 进程 (process), the server's stderr once maxStderrBytes is reached: the client
 // keeps reading it (dropping the oldest bytes), so a server that writes a lot to stderr never
-// blocks on a full pipe; and close() asks the server to stop (SIGTERM) before it forces it.
+// blocks on a full pipe; an exit by signal is reported with its signal, and the pid goes with
+// the process; and close() asks the server to stop (SIGTERM) before it forces it.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { check, initialize, settleWithin, waitFor, within } from "../tests/support.ts";
+import { check, expectCode, initialize, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { start } from "./support-edges.ts";
 
@@ -35,6 +36,18 @@ describe("rubric/process", () => {
     if (heard) for (const pid of h.pids()) kill(pid);
     await closing;
     check(heard, pmsg("noSigterm"));
+  });
+
+  it("reports the signal that ended the server in MCP_PROCESS_EXIT, and has no pid once it exited", async () => {
+    const h = start();
+    await initialize(h);
+    const held = rejection(h.client.callTool("never", { value: "held" }), "callTool(never) when SIGKILL ends the server");
+    await waitFor(() => received(h.log(), "tools/call").length === 1, "the server receiving callTool(never)");
+    for (const p of h.pids()) kill(p);
+    const error = await held;
+    expectCode(error, "MCP_PROCESS_EXIT", "callTool(never)");
+    check(error.signal === "SIGKILL" && error.exitCode === null, pmsg("exitSignal", { signal: String(error.signal), exitCode: String(error.exitCode) }));
+    check(h.client.pid === undefined, pmsg("pidAfterExit", { pid: String(h.client.pid) }));
   });
 });
 
