@@ -27,9 +27,9 @@ describe("rubric/id-matching", () => {
   });
 
   it('settles nothing with a string id "N", an unknown id, a repeated answer or a notification', async () => {
-    // Before each real answer the server sends two notifications (no id), one answer with id
-    // String(id) and one with id+1000; after it, a duplicate with the same id.
-    const h = start({ scenarios: ["notifications", "string-id", "unknown-id", "duplicate-id"] });
+    // Before each real answer the server sends two notifications (no id), an answer and an
+    // error answer with id String(id) and one answer with id+1000; after it, a duplicate with the same id.
+    const h = start({ scenarios: ["notifications", "string-id", "string-id-error", "unknown-id", "duplicate-id"] });
     await initialize(h);
     expectAnswer(await within(h.client.callTool("echo", { value: "first" }), "callTool(first)"), "first", "callTool(first)");
     expectAnswer(await within(h.client.callTool("echo", { value: "second" }), "callTool(second)"), "second", "callTool(second)");
