@@ -66,6 +66,7 @@ const catalog = {
   noSigterm: { zh: "close() 没有先发 SIGTERM：服务器没有收到任何信号就被结束了（先 SIGTERM 让服务器自己退出，超过 closeTimeoutMs 仍未退出才 SIGKILL）", en: "close() sent no SIGTERM first: the server was ended without receiving any signal it could handle (SIGTERM lets the server exit on its own; SIGKILL only once closeTimeoutMs has passed)" },
   exitSignal: { zh: "服务器被 SIGKILL 结束时，MCP_PROCESS_EXIT 应带 signal=\"SIGKILL\" 和 exitCode=null，实际是 signal={signal}、exitCode={exitCode}", en: "when SIGKILL ended the server, MCP_PROCESS_EXIT should carry signal \"SIGKILL\" and exitCode null; got signal={signal}, exitCode={exitCode}" },
   pidAfterExit: { zh: "服务器退出后 client.pid 应为 undefined（只有正在运行的服务器才有 pid），实际是 {pid}", en: "once the server exited, client.pid should be undefined (only a running server has a pid); got {pid}" },
+  errorDataUnbounded: { zh: "服务器错误里 {sent} 字节的 data 被整个保存在 McpError.data 中（{kept} 字节）：data 来自外部进程，要限制大小（例如超过几 KiB 就只保留说明）", en: "the server error's {sent}-byte data was kept whole in McpError.data ({kept} bytes): data comes from another process and must be size-bounded (for example, past a few KiB keep only a note)" },
 } as const;
 
 export type ProbeMessage = keyof typeof catalog;
