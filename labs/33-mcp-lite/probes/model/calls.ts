@@ -14,6 +14,10 @@ export abstract class Step implements AsyncCommand<Model, Real, boolean> {
   check(_m: Readonly<Model>): boolean {
     return true;
   }
+  /** Where an error that escapes the client during this step is charged: the sentence the step tests. */
+  get escapeDimension(): Dimension {
+    return "rubric/lifecycle";
+  }
   abstract run(m: Model, r: Real): Promise<void>;
   abstract toString(): string;
 }
@@ -45,6 +49,9 @@ export class Echo extends Step {
   constructor(readonly value: string, readonly isError: boolean, readonly notify: boolean) {
     super();
   }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     // Every call carries a signal; once it settled, no listener may stay on it.
@@ -75,6 +82,9 @@ const HUGE = "x".repeat(200_000);
 // Two big answers: one of multi-byte text, one of 200 kB. Under a 2048-byte cap the first is a
 // protocol fault (and the second is refused: no server); under the default 1 MiB both resolve.
 export class Big extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async run(m: Model, r: Real): Promise<void> {
     await new Echo(WIDE, false, false).run(m, r);
     await new Echo(HUGE, false, false).run(m, r);
@@ -87,6 +97,9 @@ export class Big extends Step {
 export class Hold extends Step {
   constructor(readonly value: string, readonly cut: number | undefined) {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
@@ -104,6 +117,9 @@ export class Hold extends Step {
 export class Release extends Step {
   constructor(readonly seed: number) {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/id-matching";
   }
   override check(m: Readonly<Model>): boolean {
     return m.held.length > 0 && m.held.length < m.config.maxPending;
@@ -208,6 +224,10 @@ export class Fail extends Step {
 export class Crash extends Step {
   constructor(readonly how: "exit" | "garble", readonly again: boolean) {
     super();
+  }
+  // An error escaping as the server exits is the process's; one escaping a protocol fault, the framing's.
+  override get escapeDimension(): Dimension {
+    return this.how === "exit" ? "rubric/process" : "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();

@@ -11,11 +11,14 @@ import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, settledLater, startCall } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { serverGone } from "../support-edges.ts";
-import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Model, type Real } from "./model.ts";
+import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 export class Init extends Step {
   constructor(readonly mode: "answer" | "error" | "exit") {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
@@ -109,6 +112,9 @@ function kill(pid: number): void {
 }
 
 export class Inspect extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const call = startCall(m, r, "inspect", { only: ["argv", "env", "ppid"] });
@@ -133,6 +139,9 @@ export class Inspect extends Step {
 }
 
 export class Stderr extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const call = startCall(m, r, "stderr", { bytes: 1_000_000 });
@@ -180,6 +189,9 @@ const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
 ];
 
 export class BadOptions extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(_m: Model, r: Real): Promise<void> {
     for (const [label, bad] of BAD_OPTIONS) {
       let actual = "no error";
@@ -198,6 +210,9 @@ export class BadOptions extends Step {
 }
 
 export class Close extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const closing = settledLater(Promise.resolve().then(() => r.client.close()));
