@@ -33,13 +33,13 @@ export async function failHeld(m: Model, r: Real, code: string, dimension: Dimen
 }
 
 // A server that went away (exit, protocol fault): nothing is initialized and no server runs.
-function serverGone(m: Model): void {
+export function serverGone(m: Model): void {
   m.initialized = false;
   m.serverRunning = false;
 }
 
 // A call that is refused before anything is written gets exactly the gate's code.
-async function gated(m: Model, call: ReturnType<typeof startCall>, step: string): Promise<boolean> {
+export async function gated(m: Model, call: ReturnType<typeof startCall>, step: string): Promise<boolean> {
   if (!call.gate) return false;
   expectOutcome(await settle(call.outcome, step), { code: call.gate.code }, call.gate.dimension, step);
   return true;
@@ -231,7 +231,7 @@ export class Crash extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300 };
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300, lingerOnStdinEnd: this.again };
     const call = startCall(m, r, this.how === "exit" ? "exit" : "echo", args);
     if (await gated(m, call, step)) return;
     const [code, dimension, why]: [string, Dimension, string] = this.how === "exit" ? ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"] : ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"];
@@ -241,6 +241,7 @@ export class Crash extends Step {
     // The faulted server takes 300 ms to exit (with `again`, it lingers until the new
     // handshake is done: see Init): the next initialize() must not be fooled by its exit.
     m.dying = this.how === "garble";
+    m.lingering = this.how === "garble" && this.again;
     if (this.again) await this.reinitialize(m, r);
   }
   toString(): string {

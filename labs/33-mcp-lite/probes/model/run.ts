@@ -9,6 +9,7 @@ import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
+import { AtCap, SharedSignal } from "./edges.ts";
 import { Escaped, stepUnderWay, takeEscapes, throwIfEscaped, watchEscapes, type Escape } from "./escapes.ts";
 import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
 import { mmsg } from "./messages.ts";
@@ -45,8 +46,8 @@ function operations(): Array<fc.Arbitrary<Step>> {
  * not shrunk by fast-check; a failing step is tried again alone for the report.
  */
 export const TOUR = (split: Split): Step[] => [
-  new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
-  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"),
+  new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new AtCap(), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
+  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"), new SharedSignal(),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
   new Hold("before the exit", undefined), new Crash("exit", false), new Echo("after the exit", false, false), new Init("answer"), new Crash("garble", true),
   new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
