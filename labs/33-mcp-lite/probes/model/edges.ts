@@ -49,10 +49,11 @@ export class SharedSignal extends Step {
     const step = this.toString();
     const controller = new AbortController();
     const { signal } = controller;
-    const never = startCall(m, r, "never", {}, { signal });
+    // The echo first: its answer then settles the oldest request too, so only the signal is tested here.
     const echo = startCall(m, r, "echo", { value: SHARED_VALUE }, { signal });
-    if (await gated(m, never, step)) {
-      await gated(m, echo, step);
+    const never = startCall(m, r, "never", {}, { signal });
+    if (await gated(m, echo, step)) {
+      await gated(m, never, step);
       return expectNoListeners(signal, step);
     }
     expectOutcome(await settle(echo.outcome, `${step}: the echo`), { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
@@ -62,6 +63,6 @@ export class SharedSignal extends Step {
     expectNoListeners(signal, step);
   }
   toString(): string {
-    return `callTool("never", {}, { signal }) and callTool("echo", { value: "${SHARED_VALUE}" }, { signal }) on one signal; once the echo resolved, abort()`;
+    return `callTool("echo", { value: "${SHARED_VALUE}" }, { signal }) and callTool("never", {}, { signal }) on one signal; once the echo resolved, abort()`;
   }
 }
