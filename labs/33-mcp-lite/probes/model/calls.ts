@@ -14,6 +14,10 @@ export abstract class Step implements AsyncCommand<Model, Real, boolean> {
   check(_m: Readonly<Model>): boolean {
     return true;
   }
+  /** Where an error that escapes the client during this step is charged: the sentence the step tests. */
+  get escapeDimension(): Dimension {
+    return "rubric/lifecycle";
+  }
   abstract run(m: Model, r: Real): Promise<void>;
   abstract toString(): string;
 }
@@ -29,13 +33,13 @@ export async function failHeld(m: Model, r: Real, code: string, dimension: Dimen
 }
 
 // A server that went away (exit, protocol fault): nothing is initialized and no server runs.
-function serverGone(m: Model): void {
+export function serverGone(m: Model): void {
   m.initialized = false;
   m.serverRunning = false;
 }
 
 // A call that is refused before anything is written gets exactly the gate's code.
-async function gated(m: Model, call: ReturnType<typeof startCall>, step: string): Promise<boolean> {
+export async function gated(m: Model, call: ReturnType<typeof startCall>, step: string): Promise<boolean> {
   if (!call.gate) return false;
   expectOutcome(await settle(call.outcome, step), { code: call.gate.code }, call.gate.dimension, step);
   return true;
@@ -44,6 +48,9 @@ async function gated(m: Model, call: ReturnType<typeof startCall>, step: string)
 export class Echo extends Step {
   constructor(readonly value: string, readonly isError: boolean, readonly notify: boolean) {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
@@ -75,6 +82,9 @@ const HUGE = "x".repeat(200_000);
 // Two big answers: one of multi-byte text, one of 200 kB. Under a 2048-byte cap the first is a
 // protocol fault (and the second is refused: no server); under the default 1 MiB both resolve.
 export class Big extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async run(m: Model, r: Real): Promise<void> {
     await new Echo(WIDE, false, false).run(m, r);
     await new Echo(HUGE, false, false).run(m, r);
@@ -87,6 +97,9 @@ export class Big extends Step {
 export class Hold extends Step {
   constructor(readonly value: string, readonly cut: number | undefined) {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
@@ -104,6 +117,9 @@ export class Hold extends Step {
 export class Release extends Step {
   constructor(readonly seed: number) {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/id-matching";
   }
   override check(m: Readonly<Model>): boolean {
     return m.held.length > 0 && m.held.length < m.config.maxPending;
@@ -209,9 +225,13 @@ export class Crash extends Step {
   constructor(readonly how: "exit" | "garble", readonly again: boolean) {
     super();
   }
+  // An error escaping as the server exits is the process's; one escaping a protocol fault, the framing's.
+  override get escapeDimension(): Dimension {
+    return this.how === "exit" ? "rubric/process" : "rubric/handshake";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300 };
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300, lingerOnStdinEnd: this.again };
     const call = startCall(m, r, this.how === "exit" ? "exit" : "echo", args);
     if (await gated(m, call, step)) return;
     const [code, dimension, why]: [string, Dimension, string] = this.how === "exit" ? ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"] : ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"];
@@ -221,6 +241,7 @@ export class Crash extends Step {
     // The faulted server takes 300 ms to exit (with `again`, it lingers until the new
     // handshake is done: see Init): the next initialize() must not be fooled by its exit.
     m.dying = this.how === "garble";
+    m.lingering = this.how === "garble" && this.again;
     if (this.again) await this.reinitialize(m, r);
   }
   toString(): string {

@@ -6,16 +6,19 @@ import { existsSync } from "node:fs";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
 import { liveClientTimers, processesStarted, startupWithin, waitFor } from "../../tests/support.ts";
-import { clientProcessPid } from "../../host/client-side.ts";
+import { clientProcessPid, startedCount } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, settledLater, startCall } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { serverGone } from "../support-edges.ts";
-import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Model, type Real } from "./model.ts";
+import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 export class Init extends Step {
   constructor(readonly mode: "answer" | "error" | "exit") {
     super();
+  }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
@@ -31,9 +34,16 @@ export class Init extends Step {
     }
     r.handshake(this.mode);
     const mark = r.log().length;
+    const startedBefore = startedCount();
     const pending = call();
     // A second initialize() while the first is in flight shares its handshake.
     const second = this.mode === "answer" ? call() : undefined;
+    // Right after a fault whose server lingers: a client that waits for the old server to go
+    // (as it must: it started no new one when initialize() was called) has the model end it
+    // now; one that started the next server at once meets the old one's exit only after the
+    // new handshake (see answered).
+    if (m.lingering && startedCount() === startedBefore) for (const p of r.pids().filter(isAlive)) kill(p);
+    m.lingering = false;
     // A server that exits during the handshake: its exit is the server's turn, noticing it the client's.
     if (this.mode === "exit") await startupWithin(r, Promise.race([pending, serverGone(r)]), step).catch(() => {});
     const outcome = this.mode === "exit" ? await settle(pending, step) : await startupWithin(r, pending, step).catch((error: Error) => {
@@ -79,14 +89,16 @@ export class Init extends Step {
     await waitFor(noticed, "the server reading notifications/initialized").catch(() => {});
     expectThat(noticed(), "rubric/handshake", "noNotice", { step });
     if (restart) {
-      // The old server still lingers (a crash followed at once by a handshake makes it ignore
-      // SIGTERM for a minute): the model ends it now, so its exit always comes after the new
-      // handshake, whatever the load, and waits until its parent has reaped it (the client
-      // has then seen the exit). That exit must not touch the new server.
+      // The old server may still linger (a crash followed at once by a handshake makes it
+      // ignore SIGTERM and stdin end): the model ends it now, so its exit comes after the new
+      // handshake, whatever the load, and waits until its parent has reaped it, then until
+      // the client has taken the exit in (it may do so later, once its pipes drained): until
+      // initialized changes or nothing moves any more. That exit must not touch the new server.
       const pid = r.client.pid;
       const old = r.pids().filter((p) => p !== pid && isAlive(p));
       for (const p of old) kill(p);
       await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), "the client reaping the old server").catch(() => {});
+      if (old.length > 0) await waitFor(() => !r.client.initialized, "the client taking in the old server's exit").catch(() => {});
       expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
     }
     m.initialized = true;
@@ -109,6 +121,9 @@ function kill(pid: number): void {
 }
 
 export class Inspect extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const call = startCall(m, r, "inspect", { only: ["argv", "env", "ppid"] });
@@ -133,6 +148,9 @@ export class Inspect extends Step {
 }
 
 export class Stderr extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const call = startCall(m, r, "stderr", { bytes: 1_000_000 });
@@ -180,6 +198,9 @@ const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
 ];
 
 export class BadOptions extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(_m: Model, r: Real): Promise<void> {
     for (const [label, bad] of BAD_OPTIONS) {
       let actual = "no error";
@@ -198,6 +219,9 @@ export class BadOptions extends Step {
 }
 
 export class Close extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const closing = settledLater(Promise.resolve().then(() => r.client.close()));

@@ -19,6 +19,12 @@ const catalog = {
   doubleInit: { zh: "{step}：并发的 initialize() 应共用一次握手，服务器却收到了 {count} 个 initialize 请求", en: "{step}: concurrent initialize() calls should share one handshake, yet the server got {count} initialize requests" },
   shell: { zh: "{step}：服务器应由客户端直接启动（不经过 shell），实际是 {what}", en: "{step}: the client should start the server itself (no shell in between); got {what}" },
   timers: { zh: "{step} 之后，客户端还留着 {count} 个计时器（{where}）：每个请求结束时都要清掉它的计时器", en: "after {step}, {count} timer(s) of the client remain ({where}): every request must clear its timer when it settles" },
+  escaped: {
+    zh: "{step}：有错误逃逸成了{kind}（真实进程会因此崩溃），而不是让对应的调用以 McpError 失败：{error}",
+    en: "{step}: an error escaped as an {kind} (it would crash a real process) instead of failing the call it belongs to with an McpError: {error}",
+  },
+  uncaught: { zh: "未捕获的异常", en: "uncaught exception" },
+  rejection: { zh: "未处理的 Promise 拒绝", en: "unhandled rejection" },
   header: {
     zh: "基于模型的一致性探针（fast-check，种子 {seed}）找到一个违反契约的操作序列，已缩减为 {count} 步，第 {failing} 步出错：",
     en: "The model-based conformance probe (fast-check, seed {seed}) found a sequence of operations that breaks the contract, shrunk to {count} step(s); step {failing} fails:",

@@ -60,6 +60,8 @@ export class Model {
   lists = 0;
   /** A server that broke protocol is still going away (slowly, on purpose): the next initialize() must wait for it. */
   dying = false;
+  /** That server ignores SIGTERM and stdin end until the model ends it (a fault followed at once by a handshake). */
+  lingering = false;
   /** Tags of calls that must never reach the server, with why. */
   readonly unwritten = new Map<string, { why: string; dimension: Dimension }>();
   constructor(readonly config: RunConfig) {}

@@ -15,6 +15,8 @@ export interface Finding {
   /** The run's client options; undefined when the failing step used a client of its own. */
   config?: RunConfig;
   log: LogEntry[];
+  /** The sequence is one step on a client of its own, run alone: nothing to shrink. */
+  minimal?: boolean;
 }
 
 /** Lines of wire trace shown. */

@@ -6,10 +6,13 @@
 
 import fc from "fast-check";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace, makeTempDir } from "../../../../fixtures/index.ts";
+import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
+import { AtCap, SharedSignal } from "./edges.ts";
+import { Escaped, stepUnderWay, takeEscapes, throwIfEscaped, watchEscapes, type Escape } from "./escapes.ts";
 import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
+import { mmsg } from "./messages.ts";
 import { FaultThenClose, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing, StubbornClose } from "./side.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
@@ -43,8 +46,8 @@ function operations(): Array<fc.Arbitrary<Step>> {
  * not shrunk by fast-check; a failing step is tried again alone for the report.
  */
 export const TOUR = (split: Split): Step[] => [
-  new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
-  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"),
+  new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new AtCap(), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
+  new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"), new SharedSignal(),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
   new Hold("before the exit", undefined), new Crash("exit", false), new Echo("after the exit", false, false), new Init("answer"), new Crash("garble", true),
   new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
@@ -86,7 +89,8 @@ function clientOptions(config: RunConfig, command: { executable: string; args: s
   return { ...command, timeoutMs: 10_000, maxStderrBytes: 512, env: { ...GIVEN_ENV }, ...config };
 }
 
-// Runs one sequence against a fresh client and fixture; a broken contract comes back as a Finding.
+// Runs one sequence against a fresh client and fixture; a broken contract comes back as a
+// Finding, and so does an error that escaped the client (see attribute).
 async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | undefined> {
   const ws = createFixtureWorkspace("lab33-model-");
   const control = makeTempDir("lab33-model-control-");
@@ -95,40 +99,73 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
   const controlFile = `${control.dir}/handshake-control`;
   const command = ws.command({ selfDestructMs: 60_000, extraArgs: ["--control", controlFile, "--", ...ODD_ARGS] });
   const steps: string[] = [];
-  const timings: string[] = [];
   let real: Real | undefined;
+  let finding: Finding | undefined;
+  let escapes: Escape[] = [];
+  let log: LogEntry[] = [];
   // The side steps run beside the others from the start (each has its own client and fixture).
   const sides = sequence.filter((step): step is SideStep => step instanceof SideStep).map((step) => step.start());
   try {
     real = new Real(new McpClient(clientOptions(config, command) as never), ws, controlFile, command);
-    const model = new Model(config);
-    const r = real;
-    // Every sequence ends with close(), with whatever is still held and calls made while it runs.
-    const checked = [...sequence, new Close()].map((c) => ({
-      check: (m: Readonly<Model>) => c.check(m) as boolean,
-      run: async (m: Model) => {
-        steps.push(c.toString());
-        const began = Date.now();
-        await c.run(m, r);
-        await checkInvariants(m, r, c.toString());
-        if (process.env.LAB_MODEL_DEBUG) timings.push(`${Date.now() - began} ms ${c.toString().slice(0, 70)}`);
-      },
-      toString: () => c.toString(),
-    }));
-    await fc.asyncModelRun(() => ({ model, real: r }), checked);
-    if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(config)}:\n  ${timings.join("\n  ")}\n`);
-    return undefined;
+    await checkedRun(real, new Model(config), [...sequence, new Close()], steps);
   } catch (error) {
+    // An escape recorded by then is what went wrong first, whatever the step then saw.
+    escapes = error instanceof Escaped ? error.escapes : takeEscapes();
     const violation = error instanceof Violation ? error : new Violation("rubric/lifecycle", (error as Error)?.message ?? String(error));
     // A side client's violation shows that client's trace; its options are in its step.
     const side = violation.log !== undefined;
-    return { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config: side ? undefined : config, log: violation.log ?? ws.log() };
+    if (escapes.length === 0) finding = { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config: side ? undefined : config, log: violation.log ?? ws.log() };
   } finally {
     const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
+    await Promise.all(sides);
+    // Whatever escaped before the last close() answered has arrived (the host keeps one order).
+    if (!finding) escapes.push(...takeEscapes());
+    if (escapes.length > 0) log = ws.log();
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
     control.cleanup();
-    await Promise.all(sides);
   }
+  return finding ?? (escapes.length > 0 ? attribute(escapes, sequence, steps, config, log) : undefined);
+}
+
+// Runs the steps in order against the model, checking it after every step, and ends the run
+// at the first step after which an error had escaped the client.
+async function checkedRun(r: Real, model: Model, sequence: Step[], steps: string[]): Promise<void> {
+  const timings: string[] = [];
+  const checked = sequence.map((c) => ({
+    check: (m: Readonly<Model>) => c.check(m) as boolean,
+    run: async (m: Model) => {
+      steps.push(c.toString());
+      stepUnderWay(c.toString(), c.escapeDimension);
+      const began = Date.now();
+      await c.run(m, r);
+      await checkInvariants(m, r, c.toString());
+      throwIfEscaped();
+      if (process.env.LAB_MODEL_DEBUG) timings.push(`${Date.now() - began} ms ${c.toString().slice(0, 70)}`);
+    },
+    toString: () => c.toString(),
+  }));
+  await fc.asyncModelRun(() => ({ model, real: r }), checked);
+  if (process.env.LAB_MODEL_DEBUG) process.stderr.write(`model run ok ${JSON.stringify(model.config)}:\n  ${timings.join("\n  ")}\n`);
+}
+
+// An escaped error's finding. A side step that was running when it arrived and lets an error
+// escape again when run alone is charged (its own client: nothing else can have caused it);
+// else the step of the run's own client during which the first escape arrived.
+async function attribute(escapes: Escape[], sequence: Step[], steps: string[], config: RunConfig, log: LogEntry[]): Promise<Finding> {
+  const suspects = [...new Set(escapes.flatMap((e) => e.sides))] as SideStep[];
+  suspects.sort((a, b) => sequence.indexOf(a) - sequence.indexOf(b));
+  for (const side of suspects) {
+    const alone = await side.alone();
+    const first = alone.escapes[0];
+    if (first) return { dimension: side.escapeDimension, message: escapedMessage(side.toString(), first), steps: [side.toString()], log: alone.log, minimal: true };
+  }
+  const first = escapes[0]!;
+  const at = steps.lastIndexOf(first.step);
+  return { dimension: first.dimension, message: escapedMessage(first.step, first), steps: at >= 0 ? steps.slice(0, at + 1) : steps, config, log };
+}
+
+function escapedMessage(step: string, escape: Escape): string {
+  return mmsg("escaped", { step, kind: mmsg(escape.kind === "uncaughtException" ? "uncaught" : "rejection"), error: escape.error });
 }
 
 export interface ModelVerdict {
@@ -145,6 +182,7 @@ async function runTour(seed: number, budget: number): Promise<{ finding?: Findin
   const tour = TOUR(tourSplit(seed));
   const finding = await runOnce(TOUR_CONFIG, tour);
   if (!finding) return { executions: 1 };
+  if (finding.minimal) return { finding, executions: 1 };
   const at = finding.steps.length - 1;
   const failed = tour[at];
   let executions = 1;
@@ -161,9 +199,25 @@ async function runTour(seed: number, budget: number): Promise<{ finding?: Findin
   return { finding, executions };
 }
 
-// Runs the probe: the tour, then the drawn runs. The first failure decides the verdict;
-// shrinking only makes the report smaller.
+// Runs the probe with the model taking every error that escapes the client meanwhile
+// (escapes.ts): each becomes a finding of the run it arrived in, or of the probe when it
+// arrived after the last run had looked.
 export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> {
+  const stop = watchEscapes();
+  try {
+    const verdict = await search(options);
+    const left = takeEscapes()[0];
+    if (verdict.finding || !left) return verdict;
+    const finding: Finding = { dimension: left.dimension, message: escapedMessage(left.step, left), steps: [left.step], log: [] };
+    return { ...verdict, finding: { ...finding, report: formatReport(finding, options.seed) } };
+  } finally {
+    stop();
+  }
+}
+
+// The tour, then the drawn runs. The first failure decides the verdict; shrinking only makes
+// the report smaller.
+async function search(options: ModelRunOptions): Promise<ModelVerdict> {
   const tour = await runTour(options.seed, options.shrinkBudget);
   if (tour.finding) return { finding: { ...tour.finding, report: formatReport(tour.finding, options.seed) }, runs: 1, executions: tour.executions };
   if (options.numRuns === 0) return { runs: 1, executions: tour.executions };

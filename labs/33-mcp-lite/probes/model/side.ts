@@ -7,30 +7,15 @@
 
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureOptions, type FixtureWorkspace } from "../../../../fixtures/index.ts";
+import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
 import { startupWithin } from "../../tests/support.ts";
 import { Step } from "./calls.ts";
+import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
 import { expectOutcome, settledLater } from "./expect.ts";
 import { mmsg } from "./messages.ts";
-import { expectNoServer, expectThat, settle, Violation, type Model, type Real } from "./model.ts";
+import { expectNoServer, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 type Side = { client: InstanceType<typeof McpClient>; ws: FixtureWorkspace };
-
-// Runs body with a fresh client on a fresh fixture; closes both afterwards, and gives a
-// violation the side fixture's log.
-async function withSide(options: Record<string, unknown>, fixture: FixtureOptions, body: (side: Side) => Promise<void>): Promise<void> {
-  const ws = createFixtureWorkspace("lab33-model-side-");
-  const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), ...options } as never);
-  try {
-    await body({ client, ws });
-  } catch (error) {
-    if (error instanceof Violation) error.log ??= ws.log();
-    throw error;
-  } finally {
-    const outcome = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the side client");
-    await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
-  }
-}
 
 // initialize() on a side client, with the start-up hang detector; a hang is an outcome.
 async function initialized(side: Side, label: string) {
@@ -39,12 +24,17 @@ async function initialized(side: Side, label: string) {
 
 // A side step's base: it neither reads nor changes the run's model, so a run may start it
 // early (start()) and it runs beside the other steps; its verdict is taken at its place in
-// the sequence, so the report is the same as if it had run there.
+// the sequence, so the report is the same as if it had run there. An error escaping while it
+// runs cannot be told from one of the run's own client: alone() runs it again by itself.
 export abstract class SideStep extends Step {
   private started?: Promise<unknown>;
+  /** The side fixture's wire trace of the last time the step ran. */
+  private lastLog: LogEntry[] = [];
   /** Starts the step's own client and fixture now; run() then waits for what it found. */
   start(): Promise<unknown> {
+    sideRunning(this, true);
     this.started = this.side().then(() => undefined, (error: unknown) => ({ error }));
+    void this.started.then(() => sideRunning(this, false));
     return this.started;
   }
   async run(_m: Model, _r: Real): Promise<void> {
@@ -52,10 +42,36 @@ export abstract class SideStep extends Step {
     this.started = undefined;
     if (outcome) throw outcome.error;
   }
+  /** Runs the step once more with nothing beside it: the errors that escaped meanwhile, and its trace. */
+  async alone(): Promise<{ escapes: Escape[]; log: LogEntry[] }> {
+    this.lastLog = [];
+    await this.side().catch(() => undefined);
+    return { escapes: takeEscapes(), log: this.lastLog };
+  }
   abstract side(): Promise<void>;
+
+  // Runs body with a fresh client on a fresh fixture; closes both afterwards, and gives a
+  // violation (and alone()) the side fixture's log.
+  protected async withSide(options: Record<string, unknown>, fixture: FixtureOptions, body: (side: Side) => Promise<void>): Promise<void> {
+    const ws = createFixtureWorkspace("lab33-model-side-");
+    const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), ...options } as never);
+    try {
+      await body({ client, ws });
+    } catch (error) {
+      if (error instanceof Violation) error.log ??= ws.log();
+      throw error;
+    } finally {
+      const outcome = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the side client");
+      this.lastLog = ws.log();
+      await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
+    }
+  }
 }
 
 export class SpawnMissing extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async side(): Promise<void> {
     const dir = makeTempDir("lab33-model-missing-");
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
@@ -80,8 +96,11 @@ export class SpawnMissing extends SideStep {
 
 // Closes twice at once; each close() must resolve, and only once the server is gone.
 export class StubbornClose extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
   async side(): Promise<void> {
-    await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+    await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const alive = () => side.ws.pids().filter(isAlive);
@@ -102,8 +121,11 @@ export class StubbornClose extends SideStep {
 // A protocol fault began stopping a server that ignores SIGTERM; close() must wait for the
 // SIGKILL that the client's own closeTimeoutMs decides.
 export class FaultThenClose extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async side(): Promise<void> {
-    await withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+    await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
@@ -122,8 +144,11 @@ export class FaultThenClose extends SideStep {
 // A server that never answers initialize: the client's own deadline ends the handshake, which
 // must stop the child and never have sent notifications/initialized.
 export class HandshakeTimeout extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async side(): Promise<void> {
-    await withSide({ timeoutMs: 300 }, { scenarios: ["hang-initialize"] }, async (side) => {
+    await this.withSide({ timeoutMs: 300 }, { scenarios: ["hang-initialize"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectOutcome(init, { code: "MCP_TIMEOUT" }, "rubric/handshake", "initialize()");
       await expectNoServer(side.ws, "initialize()").catch(() => {
@@ -149,9 +174,12 @@ export class ProtocolFault extends SideStep {
   constructor(readonly kind: keyof typeof FAULTS) {
     super();
   }
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async side(): Promise<void> {
     const fault = FAULTS[this.kind];
-    await withSide({ timeoutMs: 10_000, maxLineBytes: 2048 }, fault.fixture, async (side) => {
+    await this.withSide({ timeoutMs: 10_000, maxLineBytes: 2048 }, fault.fixture, async (side) => {
       const init = await initialized(side, "initialize()");
       if (fault.on === "call") {
         expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });

@@ -1,0 +1,68 @@
+// The model's operations at two edges of the contract: an answer line of exactly
+// maxLineBytes bytes (the largest accepted), and two calls sharing one AbortSignal, where
+// the first one settling must leave the second abortable.
+
+import { received, waitFor } from "../../tests/support.ts";
+import { failHeld, gated, serverGone, Step } from "./calls.ts";
+import { expectOutcome, startCall } from "./expect.ts";
+import { expectNoListeners, settle, type Dimension, type Model, type Real } from "./model.ts";
+
+/** The bytes of the fixture's answer line to an echo call (its newline not counted). */
+function echoLineBytes(id: unknown, value: string): number {
+  return Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id, result: { content: value } }));
+}
+
+// The answer's value is sized for the id after the last one the server saw; the id the
+// server then really got decides what to expect, so a client whose ids skip is judged by the
+// line it was actually sent.
+export class AtCap extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const last = r.log().filter((e) => e.dir === "in" && typeof e.msg?.id === "number").at(-1)?.msg.id;
+    const value = "x".repeat(Math.max(0, m.lineCap - echoLineBytes(typeof last === "number" ? last + 1 : 1, "")));
+    const call = startCall(m, r, "echo", { value });
+    if (await gated(m, call, step)) return;
+    const outcome = await settle(call.outcome, step);
+    const id = received(r.log(), "tools/call").find((msg) => msg.params?.arguments?.t === call.tag)?.id;
+    const bytes = echoLineBytes(id, value);
+    const over = bytes > m.lineCap;
+    expectOutcome(outcome, over ? { code: "MCP_PROTOCOL_ERROR" } : { value: { content: value } }, "rubric/handshake", `${step}: ${bytes} bytes, maxLineBytes ${m.lineCap}`);
+    if (!over) return;
+    await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", "a line over maxLineBytes");
+    serverGone(m);
+  }
+  toString(): string {
+    return 'callTool("echo", { value: "x" × n }) // its answer line is exactly maxLineBytes bytes';
+  }
+}
+
+const SHARED_VALUE = "shares a signal";
+
+export class SharedSignal extends Step {
+  override check(m: Readonly<Model>): boolean {
+    return m.held.length === 0;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const controller = new AbortController();
+    const { signal } = controller;
+    // The echo first: its answer then settles the oldest request too, so only the signal is tested here.
+    const echo = startCall(m, r, "echo", { value: SHARED_VALUE }, { signal });
+    const never = startCall(m, r, "never", {}, { signal });
+    if (await gated(m, echo, step)) {
+      await gated(m, never, step);
+      return expectNoListeners(signal, step);
+    }
+    expectOutcome(await settle(echo.outcome, `${step}: the echo`), { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === never.tag), "the server receiving the call").catch(() => {});
+    controller.abort(new Error("stopped by the model"));
+    expectOutcome(await settle(never.outcome, step), { code: "MCP_ABORTED" }, "rubric/lifecycle", step);
+    expectNoListeners(signal, step);
+  }
+  toString(): string {
+    return `callTool("echo", { value: "${SHARED_VALUE}" }, { signal }) and callTool("never", {}, { signal }) on one signal; once the echo resolved, abort()`;
+  }
+}
