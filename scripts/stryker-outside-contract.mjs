@@ -17,7 +17,10 @@
 //   `new McpError` / `errorWithContext`, or what `exitDetails` returns) every property §1
 //   does not name (and such an object as a whole when it holds nothing else);
 // - a statement that only updates the client's metrics counters (`counters.x += 1`,
-//   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics.
+//   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics;
+// - in protocol.ts, the `reason` property of what classifyLine() and checkToolsResult() return
+//   (it only words the MCP_PROTOCOL_ERROR: the caller tests `kind` or `"reason" in`, never the
+//   text), and preview(), which only quotes a bad line inside such a reason.
 //
 // Ignored by name: the mutants inside a lesson region that no grade can see (LESSON_REGION
 // below). A `// Stryker disable` comment there would show in the lesson's excerpt, so each is
@@ -168,9 +171,21 @@ function lessonRegionReason(path) {
   return LESSON_REGION.find((e) => e.module === module && e.method === method && e.node === node && e.statement === statement)?.reason;
 }
 
+/** Functions of protocol.ts whose returned `reason` only words the fault. */
+const REASON_FUNCTIONS = new Set(["classifyLine", "checkToolsResult"]);
+
+/** @param {any} path @returns {string | undefined} */
+function protocolReason(path) {
+  if (moduleOf(path) !== "protocol.ts") return undefined;
+  if (path.isFunctionDeclaration() && path.node.id?.name === "preview") return MESSAGE;
+  if (!path.isObjectProperty() || path.node.computed || path.node.key.type !== "Identifier" || path.node.key.name !== "reason") return undefined;
+  const fn = path.getFunctionParent();
+  return fn?.isFunctionDeclaration() && REASON_FUNCTIONS.has(fn.node.id?.name) ? MESSAGE : undefined;
+}
+
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, "outside-contract", {
     shouldIgnore: (/** @type {any} */ path) =>
-      argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path) ?? lessonRegionReason(path),
+      argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path) ?? lessonRegionReason(path) ?? protocolReason(path),
   }),
 ];
