@@ -3,7 +3,9 @@
 // fixture's records in a fixture workspace (its pid in pids.txt, every line in log.jsonl as
 // {"dir","msg"}), so the probes' harness, hang detector and cleanup treat it like the
 // fixture. It answers every request with the result chosen for its method ({} otherwise),
-// exits when its stdin ends (or SIGTERM's default), and after 60 s whatever happens.
+// or, where the choice is { raw: [lines] }, writes those lines instead ("$ID" in them is the
+// request's id); it exits when its stdin ends (or SIGTERM's default), and after 60 s whatever
+// happens.
 
 import { onTestFinished } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
@@ -28,6 +30,16 @@ process.stdin.on("data", (text) => {
     try { msg = JSON.parse(line); } catch { continue; }
     log("in", msg);
     if (msg.id === undefined) continue;
+    const raw = answers[msg.method]?.raw;
+    if (Array.isArray(raw)) {
+      for (const text of raw.map((t) => t.replaceAll("$ID", JSON.stringify(msg.id)))) {
+        let parsed = text;
+        try { parsed = JSON.parse(text); } catch {}
+        log("out", parsed);
+        process.stdout.write(text + "\\n");
+      }
+      continue;
+    }
     const out = { jsonrpc: "2.0", id: msg.id, result: Object.hasOwn(answers, msg.method) ? answers[msg.method] : {} };
     log("out", out);
     process.stdout.write(JSON.stringify(out) + "\\n");
