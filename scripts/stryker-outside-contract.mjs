@@ -17,12 +17,54 @@
 //   `new McpError` / `errorWithContext`, or what `exitDetails` returns) every property §1
 //   does not name (and such an object as a whole when it holds nothing else);
 // - a statement that only updates the client's metrics counters (`counters.x += 1`,
-//   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics.
+//   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics;
+// - in protocol.ts, the `reason` property of what classifyLine() and checkToolsResult() return
+//   (it only words the MCP_PROTOCOL_ERROR: the caller tests `kind` or `"reason" in`, never the
+//   text), and preview(), which only quotes a bad line inside such a reason.
+//
+// Ignored by name: the mutants inside a lesson region that no grade can see (LESSON_REGION
+// below). A `// Stryker disable` comment there would show in the lesson's excerpt, so each is
+// named here instead: the module, the method it stands in, the source text of the mutated
+// node and of the statement that holds it (Babel's statement parent: the `if` for a branch
+// without braces), and why. An ignorer leaves out every mutant of its node, so only nodes
+// whose every mutant is equivalent (or outside §1) are listed; the others stay survivors,
+// listed in docs/architecture.md. A node whose text changes no longer matches, and its
+// mutants count again.
 import { declareValuePlugin, PluginKind } from "@stryker-mutator/api/plugin";
 
 const MESSAGE = "outside CONTRACT §1: the text of an error message";
 const CONTEXT = "outside CONTRACT §1: error context the contract does not name";
 const METRICS = "outside CONTRACT §1: the client's metrics counters";
+const EQUIVALENT = "equivalent for CONTRACT §1 (inside a lesson region, so named in scripts/stryker-outside-contract.mjs)";
+
+/** @type {Array<{ module: string, method: string, node: string, statement: string, reason: string }>} */
+const LESSON_REGION = [
+  {
+    module: "framing.ts", method: "push", node: "[]", statement: "if (this.failed) return [];",
+    reason: `${EQUIVALENT}: push() returns this only after the decoder failed, and the connection stops reading stdout when it fails the decoder, so no push follows (no coverage)`,
+  },
+  {
+    module: "framing.ts", method: "push", node: "this.partBytes + pieceBytes", statement: "const seen = this.partBytes + pieceBytes;",
+    reason: `${MESSAGE}: the bytes seen go only into LineTooLongError's message (nothing reads its fields)`,
+  },
+  {
+    module: "pending.ts", method: "open", node: '"abort"', statement: 'record.onAbort = () => expire("abort", signal.reason);',
+    reason: `${EQUIVALENT}: the request path tells "timeout" from anything else, so any other name is an abort`,
+  },
+  {
+    module: "pending.ts", method: "open", node: "options.onExpire?.(record, reason)", statement: "if (settled) options.onExpire?.(record, reason);",
+    reason: `${EQUIVALENT}: the request path always gives onExpire, so \`?.\` never meets undefined`,
+  },
+  {
+    module: "pending.ts", method: "settle", node: "false", statement: "if (!record) return false;",
+    reason: `${EQUIVALENT}: settle()'s answer for an unknown id is read by counters only (a late answer, a timer or listener of a settled request never reaches settle: both are removed with it)`,
+  },
+  {
+    module: "pending.ts", method: "rejectAll", node: "count += 1", statement: "if (record && this.settle(id, { ok: false, error: makeError(record) })) count += 1;",
+    reason: `${EQUIVALENT}: rejectAll()'s count is read by no caller of the client`,
+  },
+];
+
 /** The McpError fields CONTRACT §1 names (besides code, which is never in a details object). */
 const CONTRACT_FIELDS = new Set(["cause", "remoteCode", "data", "exitCode", "signal", "stderr"]);
 
@@ -109,8 +151,41 @@ function metricsReason(path) {
   return target?.type === "MemberExpression" && isCounters(target.object) ? METRICS : undefined;
 }
 
+// The module a path stands in: its file's name under the solution's src/.
+/** @param {any} path */
+function moduleOf(path) {
+  const file = String(path.hub?.file?.opts?.filename ?? "").replaceAll("\\", "/");
+  const at = file.lastIndexOf("/solution/src/");
+  return at === -1 ? undefined : file.slice(at + "/solution/src/".length);
+}
+
+/** @param {any} path @returns {string | undefined} */
+function lessonRegionReason(path) {
+  if (!path.isExpression()) return undefined;
+  const module = moduleOf(path);
+  if (module === undefined) return undefined;
+  const owner = path.findParent((/** @type {any} */ p) => p.isClassMethod() || p.isFunctionDeclaration());
+  const method = owner?.node.key?.name ?? owner?.node.id?.name;
+  const node = path.getSource();
+  const statement = path.getStatementParent()?.getSource();
+  return LESSON_REGION.find((e) => e.module === module && e.method === method && e.node === node && e.statement === statement)?.reason;
+}
+
+/** Functions of protocol.ts whose returned `reason` only words the fault. */
+const REASON_FUNCTIONS = new Set(["classifyLine", "checkToolsResult"]);
+
+/** @param {any} path @returns {string | undefined} */
+function protocolReason(path) {
+  if (moduleOf(path) !== "protocol.ts") return undefined;
+  if (path.isFunctionDeclaration() && path.node.id?.name === "preview") return MESSAGE;
+  if (!path.isObjectProperty() || path.node.computed || path.node.key.type !== "Identifier" || path.node.key.name !== "reason") return undefined;
+  const fn = path.getFunctionParent();
+  return fn?.isFunctionDeclaration() && REASON_FUNCTIONS.has(fn.node.id?.name) ? MESSAGE : undefined;
+}
+
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, "outside-contract", {
-    shouldIgnore: (/** @type {any} */ path) => argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path),
+    shouldIgnore: (/** @type {any} */ path) =>
+      argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path) ?? lessonRegionReason(path) ?? protocolReason(path),
   }),
 ];

@@ -1,12 +1,14 @@
 // Rubric probe: 协议 (protocol), the sentences the first probes left unguarded: a result is
 // resolved exactly as sent even when a multi-byte character is split between two reads, and
 // when it says isError; maxLineBytes counts bytes, with its documented default; a failed
-// handshake of any kind stops the child;
+// handshake of any kind stops the child; an initialize answer missing any part of
+// { protocolVersion, capabilities, serverInfo { name, version } } is refused;
 // and after the server died, only initialize() starts a server again.
 
 import { describe, it } from "vitest";
 import { check, initialize, needs, PENDING_MAP_TODO, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
+import { GOOD_INITIALIZE, scripted } from "./scripted-server.ts";
 import { alivePids, start } from "./support-edges.ts";
 
 /** A value of three-byte characters: a cut at any of three consecutive bytes splits one at least twice. */
@@ -134,6 +136,20 @@ describe("rubric/handshake", () => {
     const outcome = await startupWithin(bad, Promise.resolve().then(() => bad.client.initialize()).then((v) => ({ v }), (e) => ({ e })), "initialize() answered without capabilities and serverInfo");
     check("e" in outcome && outcome.e?.code === "MCP_PROTOCOL_ERROR", pmsg("badInitializeAccepted", { actual: "e" in outcome ? codeOf(outcome.e) : "resolved" }));
     check(!bad.client.initialized, pmsg("stillInitialized"));
+    // One part missing at a time, from servers that answer as scripted (side by side).
+    const { capabilities, protocolVersion } = GOOD_INITIALIZE;
+    const answers: Array<[string, unknown]> = [
+      ["result: null", null],
+      ["no serverInfo", { protocolVersion, capabilities }],
+      ["serverInfo without name", { protocolVersion, capabilities, serverInfo: { version: "1.0.0" } }],
+      ["serverInfo without version", { protocolVersion, capabilities, serverInfo: { name: "scripted" } }],
+    ];
+    await Promise.all(answers.map(async ([what, answer]) => {
+      const h = scripted({ initialize: answer });
+      const outcome = await startupWithin(h, Promise.resolve().then(() => h.client.initialize()).then((v) => ({ v }), (e) => ({ e })), `initialize() answered with ${what}`);
+      check("e" in outcome && outcome.e?.code === "MCP_PROTOCOL_ERROR", pmsg("initializeShapeAccepted", { answer: JSON.stringify(answer), actual: "e" in outcome ? codeOf(outcome.e) : "resolved" }));
+      check(!h.client.initialized, pmsg("stillInitialized"));
+    }));
   });
 
   it("stops the child after a handshake answered with a JSON-RPC error, and after one that timed out", async () => {

@@ -2,12 +2,14 @@
 // protocol (a line that is not a JSON object, not JSON-RPC 2.0, a response with both or
 // neither of result/error, a line over maxLineBytes, half a line before it dies, a stray
 // "ready" on stdout) makes every pending call reject with MCP_PROTOCOL_ERROR and is
-// stopped; nothing escapes as an uncaught error that would crash the host. Bad call input
+// stopped (so is a line `null`, and an error response whose error is null); nothing escapes
+// as an uncaught error that would crash the host. Bad call input
 // is refused with MCP_INVALID_ARGUMENT before anything is written.
 
 import { describe, it } from "vitest";
 import { check, HANG_MS, initialize, needs, received, settleWithin, waitFor } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
+import { scripted } from "./scripted-server.ts";
 import { alivePids, escapedErrors, start } from "./support.ts";
 
 const MAX_LINE_BYTES = 64 * 1024;
@@ -57,6 +59,32 @@ describe("rubric/handshake", () => {
       }
     });
   }
+
+  // JSON that a careless classifier reads a member of: `null` is no object, and an error
+  // response whose error is null is no JSON-RPC 2.0 (scripted servers, side by side).
+  it("rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on the line null, and on an error response whose error is null", async () => {
+    const faults: Array<[string, string]> = [
+      ["the line null", "null"],
+      ['{"jsonrpc":"2.0","id":N,"error":null}', '{"jsonrpc":"2.0","id":$ID,"error":null}'],
+    ];
+    const escaped = escapedErrors();
+    try {
+      await Promise.all(faults.map(async ([fault, line]) => {
+        const h = scripted({ "tools/call": { raw: [line] } });
+        await initialize(h);
+        const outcome = await settleWithin(h.client.callTool("echo", { value: "trigger" }), "callTool(echo)");
+        const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
+        check(outcome.status === "rejected" && outcome.reason?.code === "MCP_PROTOCOL_ERROR", pmsg("faultCode", { label: "callTool(echo)", fault, actual }));
+        check(!h.client.initialized, pmsg("initializedAfterFault"));
+        await waitFor(() => alivePids(h).length === 0, "the server stopping", HANG_MS + 2_000).catch(() => {
+          throw new Error(pmsg("serverNotStopped", { fault, pids: alivePids(h).join(", ") }));
+        });
+      }));
+      check(escaped.errors.length === 0, pmsg("escaped", { when: faults.map(([fault]) => fault).join(", "), error: String(escaped.errors[0]) }));
+    } finally {
+      escaped.stop();
+    }
+  });
 
   it("refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing", async () => {
     const h = start();

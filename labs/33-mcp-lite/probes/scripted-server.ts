@@ -1,0 +1,67 @@
+// A server whose answers a probe chooses, for shapes the fixture never sends (a tools/list
+// result that is no list of tools, an initialize result without serverInfo). It keeps the
+// fixture's records in a fixture workspace (its pid in pids.txt, every line in log.jsonl as
+// {"dir","msg"}), so the probes' harness, hang detector and cleanup treat it like the
+// fixture. It answers every request with the result chosen for its method ({} otherwise),
+// or, where the choice is { raw: [lines] }, writes those lines instead ("$ID" in them is the
+// request's id); it exits when its stdin ends (or SIGTERM's default), and after 60 s whatever
+// happens.
+
+import { onTestFinished } from "vitest";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { createFixtureWorkspace } from "../../../fixtures/index.ts";
+import { HANG_MS, settleWithin, timerSnapshot, type Harness } from "../tests/support.ts";
+
+// Plain CommonJS for `node -e`: node built-ins only, its settings in argv[1].
+const SCRIPT = `
+const fs = require("node:fs");
+const { pidFile, logFile, answers } = JSON.parse(process.argv[1]);
+fs.appendFileSync(pidFile, process.pid + "\\n");
+const log = (dir, msg) => fs.appendFileSync(logFile, JSON.stringify({ dir, msg }) + "\\n");
+setTimeout(() => process.exit(99), 60000).unref();
+let buffered = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (text) => {
+  buffered += text;
+  for (let at = buffered.indexOf("\\n"); at !== -1; at = buffered.indexOf("\\n")) {
+    const line = buffered.slice(0, at);
+    buffered = buffered.slice(at + 1);
+    let msg;
+    try { msg = JSON.parse(line); } catch { continue; }
+    log("in", msg);
+    if (msg.id === undefined) continue;
+    const raw = answers[msg.method]?.raw;
+    if (Array.isArray(raw)) {
+      for (const text of raw.map((t) => t.replaceAll("$ID", JSON.stringify(msg.id)))) {
+        let parsed = text;
+        try { parsed = JSON.parse(text); } catch {}
+        log("out", parsed);
+        process.stdout.write(text + "\\n");
+      }
+      continue;
+    }
+    const out = { jsonrpc: "2.0", id: msg.id, result: Object.hasOwn(answers, msg.method) ? answers[msg.method] : {} };
+    log("out", out);
+    process.stdout.write(JSON.stringify(out) + "\\n");
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+
+/** A valid initialize result, for scripts that change something else. */
+export const GOOD_INITIALIZE = { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "scripted", version: "1.0.0" } };
+
+// The client under test on a scripted server answering `answers` (method → result), with
+// the probes' cleanup: close (bounded), then kill whatever the server recorded.
+export function scripted(answers: Record<string, unknown>): Harness<McpClient> {
+  const timersBefore = timerSnapshot();
+  const ws = createFixtureWorkspace("lab33-scripted-");
+  const settings = JSON.stringify({ pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } });
+  const command = { executable: process.execPath, args: ["-e", SCRIPT, settings] };
+  const client = new McpClient({ ...command, timeoutMs: 10_000 });
+  onTestFinished(async () => {
+    const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);
+    await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
+  });
+  return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
+}
