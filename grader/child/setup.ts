@@ -5,7 +5,7 @@
 // Those are SIGKILLed and recorded, with the test's name, in the test's result (below).
 
 import { beforeEach, expect, vi } from "vitest";
-import { commandLine, descendants, killAndWait } from "../procs.ts";
+import { commandLine, descendants, killAndWait, listProcs } from "../procs.ts";
 
 // The client hosts this worker started (labs/<lab>/host/channel.ts): the submission's code runs
 // in them, so they are not strays; what they start is.
@@ -44,8 +44,11 @@ beforeEach((ctx) => {
   currentMeta = ctx.task.meta as typeof currentMeta;
   process.env.LAB_CURRENT_TEST = name;
   // The client's hosts may run apart from this worker (the sandbox's launcher): what they
-  // start is counted too.
-  const tree = () => [...new Map([process.pid, ...hostPids].flatMap((root) => descendants(root)).map((p) => [p.pid, p])).values()];
+  // start is counted too. One read of the process table serves every root.
+  const tree = () => {
+    const procs = listProcs();
+    return [...new Map([process.pid, ...hostPids].flatMap((root) => descendants(root, procs)).map((p) => [p.pid, p])).values()];
+  };
   const before = new Set(tree().map((p) => p.pid));
   // Registered before the test body registers its own cleanup, so (hooks run as a stack)
   // this runs last: after the harness closed the client and killed what the fixture recorded.
