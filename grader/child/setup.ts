@@ -36,8 +36,24 @@ let currentMeta: { labRecords?: Array<{ kind: string; record: object }> } | unde
 (globalThis as Record<symbol, unknown>)[Symbol.for("lab.record")] = (kind: string, record: object) => {
   if (!currentMeta) return;
   const list = (currentMeta.labRecords ??= []);
-  if (list.length < MAX_RECORDS_PER_TEST) list.push({ kind, record });
+  if (list.length < MAX_RECORDS_PER_TEST) list.push({ kind, record: compactTrace(record) });
 };
+
+// A fixture workspace's record carries the wire log, for the report's trace of a failing test
+// (which shows the start of each message). Strings in it are cut at MAX_TRACE_CHARS: a test
+// that sends 1 MiB lines would otherwise make a 4 MB record, carried and signed through
+// vitest's main process, whose writes to the result channel wait while the grader reads it.
+const MAX_TRACE_CHARS = 2_000;
+function compactTrace(record: object): object {
+  const messages = (record as { messages?: unknown }).messages;
+  return Array.isArray(messages) ? { ...record, messages: messages.map(cutStrings) } : record;
+}
+function cutStrings(value: unknown): unknown {
+  if (typeof value === "string") return value.length > MAX_TRACE_CHARS ? `${value.slice(0, MAX_TRACE_CHARS)}… (${value.length - MAX_TRACE_CHARS} more characters)` : value;
+  if (Array.isArray(value)) return value.map(cutStrings);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v)]));
+  return value;
+}
 
 beforeEach((ctx) => {
   const name = [...ancestorNames(ctx.task), ctx.task.name].join(" > ");
