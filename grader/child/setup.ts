@@ -5,7 +5,7 @@
 // Those are SIGKILLed and recorded, with the test's name, in the test's result (below).
 
 import { beforeEach, expect, vi } from "vitest";
-import { commandLine, descendants, killAndWait } from "../procs.ts";
+import { commandLine, descendants, killAndWait, listProcs } from "../procs.ts";
 
 // The client hosts this worker started (labs/<lab>/host/channel.ts): the submission's code runs
 // in them, so they are not strays; what they start is.
@@ -36,16 +36,35 @@ let currentMeta: { labRecords?: Array<{ kind: string; record: object }> } | unde
 (globalThis as Record<symbol, unknown>)[Symbol.for("lab.record")] = (kind: string, record: object) => {
   if (!currentMeta) return;
   const list = (currentMeta.labRecords ??= []);
-  if (list.length < MAX_RECORDS_PER_TEST) list.push({ kind, record });
+  if (list.length < MAX_RECORDS_PER_TEST) list.push({ kind, record: compactTrace(record) });
 };
+
+// A fixture workspace's record carries the wire log, for the report's trace of a failing test
+// (which shows the start of each message). Strings in it are cut at MAX_TRACE_CHARS: a test
+// that sends 1 MiB lines would otherwise make a 4 MB record, carried and signed through
+// vitest's main process, whose writes to the result channel wait while the grader reads it.
+const MAX_TRACE_CHARS = 2_000;
+function compactTrace(record: object): object {
+  const messages = (record as { messages?: unknown }).messages;
+  return Array.isArray(messages) ? { ...record, messages: messages.map(cutStrings) } : record;
+}
+function cutStrings(value: unknown): unknown {
+  if (typeof value === "string") return value.length > MAX_TRACE_CHARS ? `${value.slice(0, MAX_TRACE_CHARS)}… (${value.length - MAX_TRACE_CHARS} more characters)` : value;
+  if (Array.isArray(value)) return value.map(cutStrings);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v)]));
+  return value;
+}
 
 beforeEach((ctx) => {
   const name = [...ancestorNames(ctx.task), ctx.task.name].join(" > ");
   currentMeta = ctx.task.meta as typeof currentMeta;
   process.env.LAB_CURRENT_TEST = name;
   // The client's hosts may run apart from this worker (the sandbox's launcher): what they
-  // start is counted too.
-  const tree = () => [...new Map([process.pid, ...hostPids].flatMap((root) => descendants(root)).map((p) => [p.pid, p])).values()];
+  // start is counted too. One read of the process table serves every root.
+  const tree = () => {
+    const procs = listProcs();
+    return [...new Map([process.pid, ...hostPids].flatMap((root) => descendants(root, procs)).map((p) => [p.pid, p])).values()];
+  };
   const before = new Set(tree().map((p) => p.pid));
   // Registered before the test body registers its own cleanup, so (hooks run as a stack)
   // this runs last: after the harness closed the client and killed what the fixture recorded.

@@ -26,10 +26,35 @@ export interface ChannelReader {
   closed: Promise<void>;
 }
 
+// Calls `take` with each complete line of a stream of chunks (a last line without its newline
+// is never taken). Only the new chunk can hold the next line's end: a long record (a test's
+// wire log) arriving in many chunks is scanned once, not once per chunk.
+function splitLines(take: (line: string) => void): (chunk: string) => void {
+  let pending: string[] = [];
+  return (chunk) => {
+    let at = chunk.indexOf("\n");
+    if (at === -1) {
+      pending.push(chunk);
+      return;
+    }
+    let line = pending.join("") + chunk.slice(0, at);
+    pending = [];
+    for (;;) {
+      take(line);
+      const from = at + 1;
+      at = chunk.indexOf("\n", from);
+      if (at === -1) {
+        if (from < chunk.length) pending.push(chunk.slice(from));
+        return;
+      }
+      line = chunk.slice(from, at);
+    }
+  };
+}
+
 // Reads and verifies the records of one channel as they arrive.
 export function readChannel(stream: Readable, key: string, maxBytes = 64 * 1024 * 1024): ChannelReader {
   const reader: ChannelReader = { records: [], closed: Promise.resolve() };
-  let buffer = "";
   let total = 0;
   let next = 0;
   const take = (line: string) => {
@@ -56,6 +81,7 @@ export function readChannel(stream: Readable, key: string, maxBytes = 64 * 1024 
     next += 1;
     reader.records.push(record);
   };
+  const lines = splitLines(take);
   stream.setEncoding("utf8");
   reader.closed = new Promise((resolve) => {
     stream.on("data", (chunk: string) => {
@@ -64,12 +90,7 @@ export function readChannel(stream: Readable, key: string, maxBytes = 64 * 1024 
         reader.tampered ??= "more than the channel's size limit";
         return;
       }
-      buffer += chunk;
-      let at: number;
-      while ((at = buffer.indexOf("\n")) !== -1) {
-        take(buffer.slice(0, at));
-        buffer = buffer.slice(at + 1);
-      }
+      lines(chunk);
     });
     stream.on("close", () => resolve());
     stream.on("error", () => resolve());

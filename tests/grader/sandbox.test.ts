@@ -244,6 +244,15 @@ describe("the result channel", () => {
     expect(reader.records.map((r) => r.event)).toEqual(["start", "done"]);
   });
 
+  it("reads a record split over many chunks and several records in one chunk alike", async () => {
+    const long = line({ seq: 0, event: "end", text: "x".repeat(300_000) });
+    const pieces = Array.from({ length: 40 }, (_, i) => long.slice((i * long.length) / 40, ((i + 1) * long.length) / 40));
+    const reader = await read([...pieces.slice(0, -1), pieces.at(-1)! + line({ seq: 1, event: "start" }) + line({ seq: 2, event: "done" }).slice(0, 10), line({ seq: 2, event: "done" }).slice(10)]);
+    expect(reader.tampered).toBeUndefined();
+    expect(reader.records.map((r) => r.event)).toEqual(["end", "start", "done"]);
+    expect((reader.records[0] as { text: string }).text).toHaveLength(300_000);
+  });
+
   it("refuses a forged signature, a replayed record and a missing one", async () => {
     expect((await read([line({ seq: 0, event: "done" }, "0".repeat(64))])).tampered).toMatch(/signature/);
     const first = line({ seq: 0, event: "start" });
