@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
 import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
+import { startedCount } from "../host/client-side.ts";
 import { pmsg } from "./messages.ts";
 import { serverGone, start } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
@@ -69,25 +70,31 @@ describe("rubric/lifecycle", () => {
   });
 
   it("keeps the new server's state when the old one exits after a new initialize()", async () => {
-    const h = start({}, { closeTimeoutMs: 200 });
+    // The client's own SIGKILL never comes within the probe (closeTimeoutMs: a minute), and the
+    // faulted server ignores SIGTERM and stdin's end: only the probe ends it, so its exit comes
+    // where the probe puts it, whatever the load.
+    const h = start({}, { closeTimeoutMs: 60_000 });
     await initialize(h);
     const oldPid = h.client.pid;
-    // The faulted server then ignores SIGTERM for a minute: a client that waits for it to stop
-    // before the new handshake ends it itself (closeTimeoutMs 200, then SIGKILL); one that does not
-    // wait has the new server answering while the old one lingers.
-    await settleWithin(h.client.callTool("echo", { value: "garbled", garble: true, slowExitMs: 60_000 }), "callTool(echo) answered by [1,2,3]");
-    const restarted = await startupWithin(h, settled(Promise.resolve().then(() => h.client.initialize())), "initialize() after the protocol fault");
+    await settleWithin(h.client.callTool("echo", { value: "garbled", garble: true, slowExitMs: 60_000, lingerOnStdinEnd: true }), "callTool(echo) answered by [1,2,3]");
+    const startedBefore = startedCount();
+    let settledYet = false;
+    const restarting = settled(Promise.resolve().then(() => h.client.initialize())).finally(() => (settledYet = true));
+    // A client that waits for the old server (as it must) starts nothing and goes quiet: the probe
+    // then ends the old server. One that does not wait starts the next server at once: the probe
+    // lets its handshake finish first.
+    // (A spawn shows in the host's count in the turn initialize() was called: half a second of
+    // polls is ample, and a client that waits costs the probe no more than that.)
+    await waitFor(() => settledYet || startedCount() > startedBefore, "initialize() starting a server while the old one lingers", 500).catch(() => {});
+    const waited = startedCount() === startedBefore;
+    if (waited) endProcess(oldPid);
+    const restarted = await startupWithin(h, restarting, "initialize() after the protocol fault");
     check(restarted.status === "fulfilled", pmsg("staleExit", { what: `initialize() ${describeOutcome(restarted)}` }));
-    // Only now does a lingering old server exit (whatever the load, after the new handshake);
-    // the client has seen that exit once it reaped the process.
-    if (oldPid !== undefined && oldPid !== h.client.pid && isAlive(oldPid)) {
-      try {
-        process.kill(oldPid, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
-    }
+    if (!waited) endProcess(oldPid);
+    // The client has seen the old server's exit once it reaped the process, and taken it in
+    // once initialized changed or nothing moves any more.
     await waitFor(() => oldPid === undefined || !existsSync(`/proc/${oldPid}`), "the client reaping the old server");
+    if (!waited) await waitFor(() => !h.client.initialized, "the client taking in the old server's exit").catch(() => {});
     const fresh = await settleWithin(h.client.callTool("echo", { value: "fresh" }), "callTool(echo) on the new server");
     check(h.client.initialized, pmsg("staleExit", { what: "initialized is false" }));
     check(fresh.status === "fulfilled", pmsg("staleExit", { what: `callTool(echo) ${describeOutcome(fresh)}` }));
@@ -158,3 +165,13 @@ describe("rubric/lifecycle", () => {
     check(wrote === 0, pmsg("wroteAborted", { label: "listTools()/callTool()" }));
   });
 });
+
+// SIGKILL to a fixture process the probe ends itself; one already gone is fine.
+function endProcess(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
