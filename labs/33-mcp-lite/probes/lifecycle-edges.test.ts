@@ -100,6 +100,23 @@ describe("rubric/lifecycle", () => {
     check(fresh.status === "fulfilled", pmsg("staleExit", { what: `callTool(echo) ${describeOutcome(fresh)}` }));
   });
 
+  it("rejects pending calls with CLIENT_CLOSED as soon as close() is called, before the server is gone", async () => {
+    // The server ignores SIGTERM and stdin's end and the grace is a minute: it stays until the probe ends it.
+    const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs: 60_000 });
+    await initialize(h);
+    let outcome: { status: string; reason?: any } | undefined;
+    const held = settled(h.client.callTool("never", { value: "pending at close()" })).then((o) => (outcome = o));
+    await waitFor(() => received(h.log(), "tools/call").length === 1, "the server receiving callTool(never)");
+    const closing = settled(Promise.resolve().then(() => h.client.close()));
+    await waitFor(() => outcome !== undefined, "the pending call ending once close() was called").catch(() => {});
+    const early = outcome !== undefined;
+    for (const pid of h.pids()) endProcess(pid);
+    await within(closing, "close()", 10_000);
+    await held;
+    const ok = early && outcome?.status === "rejected" && outcome.reason?.code === "CLIENT_CLOSED";
+    check(ok, pmsg("closeRejectsLate", { actual: early ? describeOutcome(outcome!) : "still pending" }));
+  });
+
   it("refuses every call made while close() runs with CLIENT_CLOSED and starts nothing", async () => {
     const h = start({ scenarios: ["slow-exit"], sigtermDelayMs: 300 });
     await initialize(h);

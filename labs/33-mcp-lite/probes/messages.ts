@@ -68,6 +68,7 @@ const catalog = {
   exitSignal: { zh: "服务器被 SIGKILL 结束时，MCP_PROCESS_EXIT 应带 signal=\"SIGKILL\" 和 exitCode=null，实际是 signal={signal}、exitCode={exitCode}", en: "when SIGKILL ended the server, MCP_PROCESS_EXIT should carry signal \"SIGKILL\" and exitCode null; got signal={signal}, exitCode={exitCode}" },
   pidAfterExit: { zh: "服务器退出后 client.pid 应为 undefined（只有正在运行的服务器才有 pid），实际是 {pid}", en: "once the server exited, client.pid should be undefined (only a running server has a pid); got {pid}" },
   errorDataUnbounded: { zh: "服务器错误里 {sent} 字节的 data 被整个保存在 McpError.data 中（{kept} 字节）：data 来自外部进程，要限制大小（例如超过几 KiB 就只保留说明）", en: "the server error's {sent}-byte data was kept whole in McpError.data ({kept} bytes): data comes from another process and must be size-bounded (for example, past a few KiB keep only a note)" },
+  closeRejectsLate: { zh: "close() 应先以 CLIENT_CLOSED reject 所有 pending 请求，再停止服务器；服务器还在运行时这个调用仍未结束（实际：{actual}）", en: "close() should reject every pending request with CLIENT_CLOSED first and only then stop the server; the call was still pending while the server ran (got: {actual})" },
 } as const;
 
 export type ProbeMessage = keyof typeof catalog;
