@@ -1,8 +1,9 @@
 // Rubric probe: 生命周期 (lifecycle), the sentences the first probes left unguarded: every way
 // a request ends frees its maxPending slot; a call queued behind a full stdin still times
-// out; a server that exits during the handshake fails it at once; the old server's exit cannot touch the server a new initialize() started; calls made
-// while close() runs are refused with CLIENT_CLOSED; a pre-aborted signal is honoured by
-// every method that takes one.
+// out; a server that exits during the handshake fails it at once; the old server's exit
+// cannot touch the server a new initialize() started; close() rejects what is pending before
+// the server is gone, and calls made while it runs are refused with CLIENT_CLOSED; a
+// pre-aborted signal is honoured by every method that takes one.
 
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
