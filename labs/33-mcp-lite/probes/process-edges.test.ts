@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { check, expectCode, initialize, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
+import { check, expectCode, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { start } from "./support-edges.ts";
 
@@ -44,8 +44,11 @@ describe("rubric/process", () => {
     const held = rejection(h.client.callTool("never", { value: "held" }), "callTool(never) when SIGKILL ends the server");
     await waitFor(() => received(h.log(), "tools/call").length === 1, "the server receiving callTool(never)");
     for (const p of h.pids()) kill(p);
-    const error = await held;
-    expectCode(error, "MCP_PROCESS_EXIT", "callTool(never)");
+    const error = await needs("exit", async () => {
+      const e = await held;
+      expectCode(e, "MCP_PROCESS_EXIT", "callTool(never)");
+      return e;
+    });
     check(error.signal === "SIGKILL" && error.exitCode === null, pmsg("exitSignal", { signal: String(error.signal), exitCode: String(error.exitCode) }));
     check(h.client.pid === undefined, pmsg("pidAfterExit", { pid: String(h.client.pid) }));
   });
@@ -54,8 +57,11 @@ describe("rubric/process", () => {
     const h = start();
     await initialize(h);
     const sent = 900_000; // under the 1 MiB line cap, far over any sensible bound
-    const error = await rejection(h.client.callTool("fail", { data: "d".repeat(sent) }), "callTool(fail) with 900 kB of error data");
-    expectCode(error, "MCP_ERROR", "callTool(fail)");
+    const error = await needs("remote-error", async () => {
+      const e = await rejection(h.client.callTool("fail", { data: "d".repeat(sent) }), "callTool(fail) with 900 kB of error data");
+      expectCode(e, "MCP_ERROR", "callTool(fail)");
+      return e;
+    });
     const kept = Buffer.byteLength(JSON.stringify(error.data) ?? "");
     check(kept <= 256 * 1024, pmsg("errorDataUnbounded", { sent, kept }));
   });
