@@ -133,6 +133,7 @@ const T = {
     failedHandshakeStops: "stops the child after a handshake answered with a JSON-RPC error, and after one that timed out",
     initializeShape: "sends initialize with protocolVersion, capabilities and clientInfo, and refuses an answer without capabilities or serverInfo",
     noImplicitStart: "rejects calls after the server died with MCP_NOT_INITIALIZED and starts nothing until initialize()",
+    errorDataBounded: "keeps McpError.data of a remote error size-bounded",
   }),
   ...testsOf("rubric/id-matching", {
     burst: "concurrent calls to one tool, released in a seeded random order, each to its own caller",
@@ -153,6 +154,7 @@ const T = {
     oldExit: "keeps the new server's state when the old one exits after a new initialize()",
     duringClose: "refuses every call made while close() runs with CLIENT_CLOSED and starts nothing",
     preAbortedEvery: "rejects listTools() and callTool() with an already aborted signal with MCP_ABORTED and writes nothing",
+    closeRejectsFirst: "rejects pending calls with CLIENT_CLOSED as soon as close() is called, before the server is gone",
   }),
   ...testsOf("rubric/process", {
     noShell: "starts the server without a shell and passes odd arguments through verbatim",
@@ -165,6 +167,8 @@ const T = {
     closeAfterFault: "leaves no process, grandchildren included, once close() resolves after a protocol fault",
     closeAfterFailedHandshake: "leaves no process, grandchildren included, once close() resolves after a failed handshake",
     stderrDrained: "keeps reading the server's stderr after maxStderrBytes is reached",
+    sigtermFirst: "sends SIGTERM before any SIGKILL in close()",
+    exitSignal: "reports the signal that ended the server in MCP_PROCESS_EXIT, and has no pid once it exited",
   }),
   // The model-based probe: one test per rubric dimension, all of one title.
   ...testsOf("rubric/id-matching", { modelIds: MODEL_TEST }),
@@ -270,7 +274,7 @@ const todos: TodoDef[] = [
     section: "7.7",
     lesson: LESSON_SECTIONS.remoteError,
     checks: ["evidence/remote-error", "rubric/handshake"],
-    tests: [T.remoteError, T.faults],
+    tests: [T.remoteError, T.faults, T.errorDataBounded],
   },
   {
     tag: "handshake",
@@ -286,7 +290,7 @@ const todos: TodoDef[] = [
     section: "7.9",
     lesson: LESSON_SECTIONS.processExit,
     checks: ["evidence/server-exit", "rubric/lifecycle", "rubric/process"],
-    tests: [T.serverExit, T.cleanExitClose, T.exitInHandshake, T.oldExit, T.stderrDrained, T.modelLifecycle],
+    tests: [T.serverExit, T.cleanExitClose, T.exitInHandshake, T.oldExit, T.stderrDrained, T.exitSignal, T.modelLifecycle],
   },
   {
     tag: "close",
@@ -294,7 +298,7 @@ const todos: TodoDef[] = [
     section: "7.10",
     lesson: LESSON_SECTIONS.close,
     checks: ["rubric/process", "probe/orphans", "rubric/lifecycle"],
-    tests: [T.closeWaits, T.grandchild, T.sigkill, T.closeAfterFault, T.closeAfterFailedHandshake, T.duringClose, T.modelProcess],
+    tests: [T.closeWaits, T.grandchild, T.sigkill, T.sigtermFirst, T.closeRejectsFirst, T.closeAfterFault, T.closeAfterFailedHandshake, T.duringClose, T.modelProcess],
     blame: CLEAN_SHUTDOWN,
   },
   {
