@@ -82,7 +82,8 @@ class UnsafeClient {
   }
 
   // TODO(实现 MCP pending request map): find the record by the response's integer id.
-  // TODO(remote-error): a response with `error` rejects McpError("MCP_ERROR") instead.
+  // TODO(remote-error): a response with `error` rejects McpError("MCP_ERROR") instead, with
+  //   remoteCode and a size-bounded data (errors.ts has boundedErrorData for it).
   // TODO(notifications): a message without an id is a notification; it settles nothing.
   protected onLine(line: string): void {
     this.currentResolve?.(JSON.parse(line).result);
