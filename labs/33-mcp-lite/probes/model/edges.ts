@@ -2,10 +2,10 @@
 // maxLineBytes bytes (the largest accepted), and two calls sharing one AbortSignal, where
 // the first one settling must leave the second abortable.
 
-import { received, waitFor } from "../../tests/support.ts";
+import { received, waitFor, type Settled } from "../../tests/support.ts";
 import { failHeld, gated, serverGone, Step } from "./calls.ts";
 import { expectOutcome, startCall } from "./expect.ts";
-import { expectNoListeners, settle, type Dimension, type Model, type Real } from "./model.ts";
+import { describe, expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
 
 /** The bytes of the fixture's answer line to an echo call (its newline not counted). */
 function echoLineBytes(id: unknown, value: string): number {
@@ -56,7 +56,13 @@ export class SharedSignal extends Step {
       await gated(m, never, step);
       return expectNoListeners(signal, step);
     }
-    expectOutcome(await settle(echo.outcome, `${step}: the echo`), { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
+    let neverSettled: Settled<unknown> | undefined;
+    void never.outcome.then((outcome) => (neverSettled = outcome));
+    const echoed = await settle(echo.outcome, `${step}: the echo`);
+    // The echo's answer handed to the other call (matched by anything but its id) is id matching's business.
+    const stolen = neverSettled?.status === "fulfilled" ? neverSettled : undefined;
+    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describe(stolen), expected: "no answer before abort()" });
+    expectOutcome(echoed, { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
     await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === never.tag), "the server receiving the call").catch(() => {});
     controller.abort(new Error("stopped by the model"));
     expectOutcome(await settle(never.outcome, step), { code: "MCP_ABORTED" }, "rubric/lifecycle", step);
