@@ -63,7 +63,6 @@ export function classifyLine(line: string): Incoming {
     }
     return { kind: "request", id: m.id as ServerRequestId, method: m.method, params: m.params };
   }
-
   // Stryker restore all
   const hasResult = "result" in m;
   const hasError = "error" in m;
@@ -76,8 +75,7 @@ export function classifyLine(line: string): Incoming {
   // Stryker disable next-line ConditionalExpression,ObjectLiteral,StringLiteral: a response without an id: §1 says only that it settles nothing; the reference calls it a fault, ignoring it conforms too (hides the killed `true` and `"id"` → `""` of this line)
   if (!("id" in m)) return { kind: "invalid", reason: `a response needs an id: ${preview(line)}` };
   if (hasResult) return { kind: "response", id: m.id, result: m.result };
-  const error = m.error as Record<string, unknown> | null;
-  // (A primitive has no integer `code`, so only null needs its own test.)
+  const error = m.error as Record<string, unknown> | null; // a primitive has no integer `code`: only null needs its own test
   if (error === null || !Number.isInteger(error.code) || typeof error.message !== "string") {
     return { kind: "invalid", reason: `error must be { code: integer, message: string }: ${preview(line)}` };
   }
