@@ -43,6 +43,7 @@ describe("rubric/process", () => {
       ["env: { A: 1 }", { ...good, env: { A: 1 } }],
       ['env: ["A=1"]', { ...good, env: ["A=1"] }],
       ["cwd: 42", { ...good, cwd: 42 }],
+      ["options: null", null as unknown as Record<string, unknown>],
     ];
     resetSpawnCalls();
     for (const [option, options] of bad) {
