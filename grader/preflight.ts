@@ -136,6 +136,8 @@ export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> 
     scratch: context.scratch,
     cpuSeconds: Math.ceil(IMPORT_DEADLINE_MS / 1000) + 5,
     records: ["violations.jsonl"],
+    // The submission is loaded in the payload itself: none of its children is a vitest worker.
+    childWorkers: false,
   });
   payload.stdin.end();
   const out = await boundedPayload(payload, IMPORT_DEADLINE_MS);

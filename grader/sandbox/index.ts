@@ -84,6 +84,12 @@ export interface PayloadOptions {
   scratchFolders?: string[];
   /** Files of the scratch folder to bring back (relative): in the sandbox, in ns-init's report. */
   records?: string[];
+  /**
+   * Whether the payload's direct children are its own workers (vitest's), left out of the
+   * processes reported alive. Default true; false where the payload loads submission code
+   * itself (the import check), so whatever it starts is reported.
+   */
+  childWorkers?: boolean;
 }
 
 export interface NsReport {
@@ -159,6 +165,7 @@ function nsInitConfig(options: PayloadOptions) {
     inodes: SANDBOX_INODES,
     scratchFolders: options.scratchFolders ?? [],
     records: options.records ?? [],
+    childWorkers: options.childWorkers ?? true,
     hostShared: hostShared(options),
     limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES, fileBytes: PAYLOAD_FILE_BYTES },
   };

@@ -125,9 +125,12 @@ const commandOf = (/** @type {number} */ pid) => {
     return "?";
   }
 };
-// vitest's workers: the payload's direct children (a submission's process never is one).
+// vitest's workers: the payload's direct children, where the payload does not load submission
+// code itself (config.childWorkers). In the import check it does: a helper the submission
+// starts there is the payload's child until the payload exits, and must be reported.
 const workers = new Set();
 const watch = () => {
+  if (config.childWorkers === false) return;
   for (const p of processes()) if (p.ppid === child.pid) workers.add(p.pid);
 };
 const scanner = setInterval(watch, 100);

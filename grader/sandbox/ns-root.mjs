@@ -14,7 +14,7 @@ import { dirname } from "node:path";
 /** What ns-init is told (sandbox/index.ts nsInitConfig). */
 /** @typedef {{ root: string, also: string[], gradeDir: string, scratch: string, hide: string[], mode: "root" | "user",
  *  uid: number, hostUid: number, command: string[], cwd: string, env: Record<string,string>, tmpBytes: number,
- *  scratchBytes: number, inodes: number, scratchFolders: string[], records: string[], hostShared: string[],
+ *  scratchBytes: number, inodes: number, scratchFolders: string[], records: string[], childWorkers?: boolean, hostShared: string[],
  *  limits: { cpuSeconds: number, dataBytes: number, processes: number, fileBytes: number } }} Config */
 export const q = (/** @type {string} */ s) => `'${s.replaceAll("'", "'\\''")}'`;
 /** The payload's root and the client host's root: tmpfs mount points on the staging /tmp. */
