@@ -259,6 +259,8 @@ function testRunEnv(plan: GradePlan, folders: Omit<GradeFolders, "runEnv">): Rec
     PATH: process.env.PATH ?? "",
     HOME: join(scratch, "home"),
     TMPDIR: join(scratch, "vitest-tmp"),
+    // Where vitest's main process writes the gate's verdict for the client hosts (child/gate.ts).
+    LAB_GATE_FILE: join(scratch, "vitest-tmp", "lab-gate"),
     LAB_WORKER_TMPDIR: sandbox === "none" ? tmpdir() : "/tmp",
     NODE_ENV: "test",
     FORCE_COLOR: "0",

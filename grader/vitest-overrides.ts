@@ -5,11 +5,11 @@
 // vitest loads is the fixed file grader/vitest.grade.config.ts, which merges the two; it
 // learns the lab and the submission from the environment, so no file is written per grade.
 
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ViteUserConfig } from "vitest/config";
+import { hostedRun } from "./hosted-run.ts";
 import { RunFirstSequencer } from "./run-first.ts";
 import { confinePlugin } from "./sandbox/confine.ts";
 import { policyFromEnv } from "./sandbox/policy.mjs";
@@ -30,7 +30,7 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
   const policy = policyFromEnv(env);
   // A lab whose client runs in a host process of its own (labs/<lab>/host/) never loads the
   // submission in a worker: the workers need no resolution guard (the host has its own).
-  const hosted = env.LAB_CLIENT_HOST === "1" && env.LAB_VITEST_CONFIG !== undefined && existsSync(join(dirname(env.LAB_VITEST_CONFIG), "host", "proxy.ts"));
+  const hosted = hostedRun(env);
   return {
     cacheDir: env.LAB_GRADE_CACHE_DIR ?? join(here, "..", "node_modules", ".vite-grade"),
     plugins: policy ? [confinePlugin(policy)] : [],

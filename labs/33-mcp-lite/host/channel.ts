@@ -15,6 +15,7 @@ import { Worker } from "node:worker_threads";
 import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
 import { GONE_PID, PidView } from "./pid-view.ts";
+import { waitForGate } from "./gate-wait.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(here, "..", "..", "..");
@@ -75,7 +76,7 @@ export class HostChannel {
       : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
     const env: Record<string, string> = {};
     // (Nor the sandbox's launcher: its socket and token are the workers' alone.)
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && !key.startsWith("LAB_HOST_LAUNCHER") && key !== "NODE_OPTIONS") env[key] = value;
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && !key.startsWith("LAB_HOST_LAUNCHER") && key !== "NODE_OPTIONS" && key !== "LAB_GATE_FILE") env[key] = value;
     env.LAB_IN_HOST = "1";
     // In the host every resolution must stay inside the submission's copy (nothing of the
     // harness loads after the submission does).
@@ -229,6 +230,11 @@ export function hostChannel(): HostChannel {
     const dir = process.env.LAB_SUBMISSION_DIR ?? "";
     const entry = join(dir, "src", "mcp-client.ts");
     if (!existsSync(entry)) throw new HostError(`no client to host: ${entry} does not exist`);
+    try {
+      waitForGate();
+    } catch (error) {
+      throw new HostError((error as Error).message);
+    }
     current = new HostChannel(entry);
   }
   return current;
