@@ -100,8 +100,11 @@ worker.on("message", async (m) => {
       return JSON.parse(Buffer.from(new Uint8Array(sab, 8, Atomics.load(control, 1))).toString("utf8")).error ?? "ok";
     };
     const signals = { self: viaLauncher(process.pid), sleeper: viaLauncher(outer) };
-    for (let i = 0; i < 500 && fs.existsSync("/proc/" + outer) && !/^State:\s*Z/m.test(status(outer)); i += 1) await new Promise((r) => setTimeout(r, 10));
-    signals.sleeperGone = !fs.existsSync("/proc/" + outer) || /^State:\s*Z/m.test(status(outer));
+    // Gone: no status to read (reaped), or a zombie. One read per look, so a zombie reaped
+    // between two reads is never taken for a live process.
+    const gone = () => { const s = status(outer); return s === "" || /^State:\s*Z/m.test(s); };
+    for (let i = 0; i < 500 && !gone(); i += 1) await new Promise((r) => setTimeout(r, 10));
+    signals.sleeperGone = gone();
     fs.writeSync(3, JSON.stringify({ host: m, started: hostPid, hostLevels: nspid(hostPid.pid), initLevels: nspid(hostPid.init), sleeper: { outer, command }, fromHost: fs.existsSync(workspace + "/from-host"), refused: await refused, signals }) + "\n");
     process.exit(0);
   }
