@@ -10,7 +10,7 @@ import { describe, it } from "vitest";
 import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
 import { startedCount } from "../host/client-side.ts";
 import { pmsg } from "./messages.ts";
-import { serverGone, start } from "./support-edges.ts";
+import { killServer, serverGone, start } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
 
 // The outcome of a promise as a value, so a rejection can be looked at instead of thrown.
@@ -88,10 +88,10 @@ describe("rubric/lifecycle", () => {
     // polls is ample, and a client that waits costs the probe no more than that.)
     await waitFor(() => settledYet || startedCount() > startedBefore, "initialize() starting a server while the old one lingers", 500).catch(() => {});
     const waited = startedCount() === startedBefore;
-    if (waited) endProcess(oldPid);
+    if (waited) killServer(oldPid);
     const restarted = await startupWithin(h, restarting, "initialize() after the protocol fault");
     check(restarted.status === "fulfilled", pmsg("staleExit", { what: `initialize() ${describeOutcome(restarted)}` }));
-    if (!waited) endProcess(oldPid);
+    if (!waited) killServer(oldPid);
     // The client has seen the old server's exit once it reaped the process, and taken it in
     // once initialized changed or nothing moves any more.
     await waitFor(() => oldPid === undefined || !existsSync(`/proc/${oldPid}`), "the client reaping the old server");
@@ -111,7 +111,7 @@ describe("rubric/lifecycle", () => {
     const closing = settled(Promise.resolve().then(() => h.client.close()));
     await waitFor(() => outcome !== undefined, "the pending call ending once close() was called").catch(() => {});
     const early = outcome !== undefined;
-    for (const pid of h.pids()) endProcess(pid);
+    for (const pid of h.pids()) killServer(pid);
     await within(closing, "close()", 10_000);
     await held;
     const ok = early && outcome?.status === "rejected" && outcome.reason?.code === "CLIENT_CLOSED";
@@ -183,13 +183,3 @@ describe("rubric/lifecycle", () => {
     check(wrote === 0, pmsg("wroteAborted", { label: "listTools()/callTool()" }));
   });
 });
-
-// SIGKILL to a fixture process the probe ends itself; one already gone is fine.
-function endProcess(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // Gone already.
-  }
-}

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { check, expectCode, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
-import { start } from "./support-edges.ts";
+import { killServer, start } from "./support-edges.ts";
 
 describe("rubric/process", () => {
   it("keeps reading the server's stderr after maxStderrBytes is reached", async () => {
@@ -33,7 +33,7 @@ describe("rubric/process", () => {
     const closing = settleWithin(Promise.resolve().then(() => h.client.close()), "close()").finally(() => (closed = true));
     await waitFor(() => closed || handledSignals(h.ws.dir) > 0, "the server handling SIGTERM, or close() resolving");
     const heard = handledSignals(h.ws.dir) > 0;
-    if (heard) for (const pid of h.pids()) kill(pid);
+    if (heard) for (const pid of h.pids()) killServer(pid);
     await closing;
     check(heard, pmsg("noSigterm"));
   });
@@ -43,7 +43,7 @@ describe("rubric/process", () => {
     await initialize(h);
     const held = rejection(h.client.callTool("never", { value: "held" }), "callTool(never) when SIGKILL ends the server");
     await waitFor(() => received(h.log(), "tools/call").length === 1, "the server receiving callTool(never)");
-    for (const p of h.pids()) kill(p);
+    for (const p of h.pids()) killServer(p);
     const error = await needs("exit", async () => {
       const e = await held;
       expectCode(e, "MCP_PROCESS_EXIT", "callTool(never)");
@@ -60,13 +60,5 @@ function handledSignals(dir: string): number {
     return Number(JSON.parse(readFileSync(join(dir, "state.json"), "utf8")).signals) || 0;
   } catch {
     return 0;
-  }
-}
-
-function kill(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // Gone already.
   }
 }

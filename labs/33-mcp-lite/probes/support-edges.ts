@@ -17,3 +17,13 @@ export async function serverGone(h: { pids(): number[] }): Promise<void> {
     await pause(10);
   }
 }
+
+// SIGKILL to a fixture process a probe ends itself; one already gone (or never known) is fine.
+export function killServer(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
