@@ -155,6 +155,7 @@ const T = {
     duringClose: "refuses every call made while close() runs with CLIENT_CLOSED and starts nothing",
     preAbortedEvery: "rejects listTools() and callTool() with an already aborted signal with MCP_ABORTED and writes nothing",
     closeRejectsFirst: "rejects pending calls with CLIENT_CLOSED as soon as close() is called, before the server is gone",
+    drained: "lets the client's process exit on its own once every client is closed (observed from outside it)",
   }),
   ...testsOf("rubric/process", {
     noShell: "starts the server without a shell and passes odd arguments through verbatim",
@@ -194,7 +195,7 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "match-by-id", quote: "Responses are matched by id alone", tests: [T.outOfOrder, T.strayIds, T.lateAnswer, T.burst, T.timeout] },
   { id: "notifications-settle-nothing", quote: "Server notifications (no id) never settle a request", tests: [T.strayIds] },
   { id: "settle-once", quote: "Each request settles exactly once", tests: [T.race, T.strayIds] },
-  { id: "settle-cleanup", quote: "each delete the pending entry, clear its timer and remove its abort listener", tests: [T.cleanEndings, T.cleanExitClose, T.cleanWriteFailure, T.stress, T.abort, T.busyFreed, T.queuedTimeout] },
+  { id: "settle-cleanup", quote: "each delete the pending entry, clear its timer and remove its abort listener", tests: [T.cleanEndings, T.cleanExitClose, T.cleanWriteFailure, T.stress, T.abort, T.busyFreed, T.queuedTimeout, T.drained] },
   { id: "pre-aborted", quote: "A signal that is already aborted rejects with `MCP_ABORTED` and writes nothing", tests: [T.abort, T.preAbortedEvery] },
   { id: "exit-rejects", quote: "every pending request rejects with `MCP_PROCESS_EXIT`", tests: [T.serverExit, T.cleanExitClose] },
   { id: "no-replay", quote: "Pending requests are never replayed", tests: [T.serverExit] },
@@ -298,7 +299,7 @@ const todos: TodoDef[] = [
     section: "7.10",
     lesson: LESSON_SECTIONS.close,
     checks: ["rubric/process", "probe/orphans", "rubric/lifecycle"],
-    tests: [T.closeWaits, T.grandchild, T.sigkill, T.sigtermFirst, T.closeRejectsFirst, T.closeAfterFault, T.closeAfterFailedHandshake, T.duringClose, T.modelProcess],
+    tests: [T.closeWaits, T.grandchild, T.sigkill, T.sigtermFirst, T.closeRejectsFirst, T.closeAfterFault, T.closeAfterFailedHandshake, T.duringClose, T.drained, T.modelProcess],
     blame: CLEAN_SHUTDOWN,
   },
   {

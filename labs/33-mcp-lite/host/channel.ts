@@ -16,6 +16,7 @@ import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
 import { GONE_PID, PidView } from "./pid-view.ts";
 import { waitForGate } from "./gate-wait.ts";
+import { realSetTimeout, untracked } from "../tests/observers.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(here, "..", "..", "..");
@@ -54,6 +55,10 @@ export class HostChannel {
   init: number | undefined;
   /** The host's pids as this worker sees them (pid-view.ts). */
   private view: PidView | undefined;
+  /** How the host process ended ({ code, signal }), once the bridge saw it exit. */
+  exit: { code: number | null; signal: string | null } | undefined;
+  /** Called once when the host ends, for whatever reason. */
+  private readonly onEnd: Array<() => void> = [];
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
@@ -99,6 +104,7 @@ export class HostChannel {
       this.received += 1;
       this.deliver(message);
     } else if (message.t === "exit") {
+      this.exit = { code: message.code ?? null, signal: message.signal ?? null };
       this.fail(endedMessage(message));
     } else if (message.t === "fault") {
       this.fail(String(message.message));
@@ -131,6 +137,35 @@ export class HostChannel {
     if (this.init !== undefined) HOST_PIDS.delete(this.init);
     for (const [, settle] of this.waiting) settle({ ok: false, gone: true, error: { mcp: false, message: why } });
     this.waiting.clear();
+    for (const end of this.onEnd.splice(0)) end();
+  }
+
+  /**
+   * The leak check made from outside the host: the host lets go of its own handles, and the
+   * host process must then exit by itself within `boundMs` (its event loop empty: nothing the
+   * client made is left running). Whatever happens, the host is gone afterwards (stopped when
+   * it did not exit); the next use starts a new one. When it did not exit, `resources` and
+   * `timers` are what the host says keeps it running (its report: for the message only).
+   */
+  async drain(boundMs: number): Promise<{ exited: boolean; exit?: { code: number | null; signal: string | null }; resources: string[]; timers: string[] }> {
+    const ended = new Promise<void>((resolve) => (this.dead ? resolve() : this.onEnd.push(resolve)));
+    if (!this.dead) this.request({ t: "drain" });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<"bound">((resolve) => (timer = untracked(() => realSetTimeout(() => resolve("bound"), boundMs))));
+    const outcome = await Promise.race([ended.then(() => "ended" as const), bound]);
+    clearTimeout(timer);
+    if (outcome === "ended") return { exited: this.exit !== undefined, exit: this.exit, resources: [], timers: [] };
+    let resources: string[] = [];
+    let timers: string[] = [];
+    try {
+      resources = decodeValue(this.request({ t: "query", what: "resources" }).value) as string[];
+      timers = decodeValue(this.request({ t: "query", what: "liveClientTimers" }).value) as string[];
+    } catch {
+      // (the host could not say: the verdict stands without the details)
+    }
+    this.stop();
+    await ended;
+    return { exited: false, resources: Array.isArray(resources) ? resources.map(String) : [], timers: Array.isArray(timers) ? timers.map(String) : [] };
   }
 
   /** A request answered now: the host's reply, or a HostError when it cannot answer in time. */

@@ -114,3 +114,16 @@ export function abortAfter(controller: AbortController, ms: number): () => void 
   ask("abortAfter", { id, ms });
   return () => ask("cancelAbortAfter", id);
 }
+
+/**
+ * The leak check made from outside the client's process (a grade only; `undefined` when the
+ * client runs in this process): the host lets go of its own handles and must then exit by
+ * itself within `boundMs`. The verdict is the exit, which the host's code cannot stage without
+ * exiting; `resources` and `timers` (when it did not) are the host's own words, for the message.
+ */
+export async function drainHost(boundMs: number): Promise<Awaited<ReturnType<NonNullable<ReturnType<typeof currentHost>>["drain"]>> | undefined> {
+  if (!HOSTED) return undefined;
+  const host = currentHost();
+  if (!host) throw new Error("the client's host is gone: nothing is left to check");
+  return host.drain(boundMs);
+}

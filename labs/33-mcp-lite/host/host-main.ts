@@ -118,6 +118,8 @@ const queries: Record<string, (arg: any) => unknown> = {
     if (controller) abortTimers.set(id, untracked(() => setTimeout(() => controller.abort(), ms)));
   },
   cancelAbortAfter: (id: number) => clearTimeout(abortTimers.get(id)),
+  // What still keeps this process running (the host's own socket no longer counts once drained).
+  resources: () => process.getActiveResourcesInfo(),
 };
 const abortTimers = new Map<number, ReturnType<typeof setTimeout>>();
 
@@ -156,6 +158,8 @@ function handle(message: any): void {
       case "drop":
         clients.delete(message.client);
         return reply({ ok: true });
+      case "drain":
+        return drain(reply);
       default:
         return reply({ ok: false, error: encodeError(new Error(`unknown request ${message.t}`), isMcp) });
     }
@@ -179,6 +183,19 @@ function call(message: any): void {
     (value) => settled({ ok: true, value: encodeValue(value), state: readState(client) }),
     (error) => settled({ ok: false, error: encodeError(error, isMcp), state: readState(client) }),
   );
+}
+
+// The outside leak check (channel.ts, drain()): the host lets go of everything of its own that
+// keeps its event loop alive (its abort timers; its socket stops counting), so that only what
+// the submission left (a timer, a child, a stream, a socket) can keep it running. The worker
+// watches for the exit from outside; the socket still answers what is left, for the message.
+function drain(reply: (body: object) => void): void {
+  for (const timer of abortTimers.values()) clearTimeout(timer);
+  abortTimers.clear();
+  controllers.clear();
+  clients.clear();
+  reply({ ok: true });
+  socket.unref();
 }
 
 // The worker is gone: nothing of the host may outlive it.

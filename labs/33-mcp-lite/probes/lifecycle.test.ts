@@ -9,6 +9,14 @@ import { abortListeners, check, expectCode, HANG_MS, initialize, needs, PENDING_
 import { pmsg } from "./messages.ts";
 import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { expectClean, expectNoClientTimers, start } from "./support.ts";
+import { McpClient } from "#submission/src/mcp-client.ts";
+import { createFixtureWorkspace } from "../../../fixtures/index.ts";
+import { drainHost } from "../host/client-side.ts";
+
+// How long the client's process may take to exit once it has nothing left to do: Node exits
+// within milliseconds of its event loop emptying; what this check catches keeps it running
+// for minutes (the calls below have a two-minute deadline) or for good (a child, a stream).
+const DRAIN_BOUND_MS = 5_000;
 
 /** CONTRACT §1's McpErrorCode union. */
 const MCP_ERROR_CODES: unknown[] = [
@@ -107,5 +115,44 @@ describe("rubric/lifecycle", () => {
     // gone by then too.
     await within(h.client.close(), "close()", HANG_MS + 2_000);
     expectNoClientTimers(h, "a failed write and close()");
+  });
+  // Last in this file: checked from outside the client's process, so it holds however the
+  // process's own counters were fooled. Every test above has closed its client; this one makes
+  // one more call of each ending, on long deadlines, closes it, and then the process the client
+  // runs in must exit by itself (in a grade the client is alone there; elsewhere: skipped).
+  it("lets the client's process exit on its own once every client is closed (observed from outside it)", async () => {
+    const ws = createFixtureWorkspace("lab33-probe-");
+    const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000 }), timeoutMs: 120_000 });
+    let closed = false;
+    try {
+      // (Each step leans on a TODO of its own: one not done yet is named, not blamed here.)
+      await needs("handshake", () => within(client.initialize(), "initialize()"));
+      await needs(PENDING_MAP_TODO, () => within(client.callTool("echo", { value: "answered" }), "callTool(echo)"));
+      await needs("remote-error", () => settleWithin(client.callTool("fail", {}), "callTool(fail)"));
+      await needs("abort", async () => {
+        const aborter = new AbortController();
+        const aborted = settleWithin(client.callTool("never", { tag: "abort-me" }, { signal: aborter.signal }), "aborted callTool(never)");
+        await waitFor(() => received(ws.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), "the server receiving the call");
+        aborter.abort();
+        await aborted;
+      });
+      await needs("timeout", () => settleWithin(client.callTool("never", {}, { timeoutMs: 50 }), "callTool(never, 50 ms)"));
+      await within(client.close(), "close()");
+      closed = true;
+    } finally {
+      if (!closed) await settleWithin(Promise.resolve().then(() => client.close()), "close()", HANG_MS / 2).catch(() => undefined);
+      await ws.cleanup({ closeResolved: closed });
+    }
+    const outcome = await drainHost(DRAIN_BOUND_MS);
+    if (!outcome) return;
+    if (outcome.exited) {
+      check(outcome.exit?.code === 0 && !outcome.exit.signal, pmsg("drainEnded", { code: outcome.exit?.code ?? null, signal: outcome.exit?.signal ?? null }));
+      return;
+    }
+    const counts = new Map<string, number>();
+    for (const resource of outcome.resources) counts.set(resource, (counts.get(resource) ?? 0) + 1);
+    const kinds = [...counts].map(([kind, n]) => `${kind} ×${n}`).join(", ");
+    const what = [kinds, ...outcome.timers.slice(0, 2)].filter(Boolean).join("; ") || "?";
+    check(false, pmsg("keptRunning", { ms: DRAIN_BOUND_MS, what }));
   });
 });

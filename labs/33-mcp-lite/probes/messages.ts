@@ -17,6 +17,8 @@ const catalog = {
   writeFailureResolved: { zh: "写入失败的请求应该 reject，却 resolve 成了 {actual}", en: "a request whose write failed should reject, but resolved with {actual}" },
   writeFailureCode: { zh: "写入失败的请求应以一个 McpError reject（code 取契约中的任一个），实际的 code 是 {actual}", en: "a request whose write failed should reject with an McpError (any code of the contract); its code is {actual}" },
   envMissing: { zh: "配置的 env.{name} 没有传给服务器", en: "the configured env.{name} did not reach the server" },
+  keptRunning: { zh: "所有客户端都 close() 之后，客户端所在的进程过了 {ms} ms 仍没有自行退出（从进程外观察）：还有东西让它的事件循环继续运行：{what}", en: "after every client's close(), the client's process had not exited on its own {ms} ms later (observed from outside it): something still keeps its event loop running: {what}" },
+  drainEnded: { zh: "所有客户端都 close() 之后，客户端所在的进程没有自行退出，而是以 code={code} signal={signal} 结束", en: "after every client's close(), the client's process did not exit on its own: it ended with code={code} signal={signal}" },
   aliveAfterClose: { zh: "{which} resolve 时进程 {pids} 仍然存活", en: "process(es) {pids} were still alive when {which} resolved" },
   notInitializedCode: { zh: "{label} 在 initialize 之前应以 MCP_NOT_INITIALIZED reject，实际是 {actual}", en: "{label} before initialize should reject MCP_NOT_INITIALIZED; got {actual}" },
   wroteBeforeInit: { zh: "initialize 之前就有请求到达了服务器：{what}", en: "requests reached the server before initialize: {what}" },
