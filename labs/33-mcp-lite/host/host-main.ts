@@ -118,8 +118,17 @@ const queries: Record<string, (arg: any) => unknown> = {
     if (controller) abortTimers.set(id, untracked(() => setTimeout(() => controller.abort(), ms)));
   },
   cancelAbortAfter: (id: number) => clearTimeout(abortTimers.get(id)),
-  // What still keeps this process running (the host's own socket no longer counts once drained).
-  resources: () => process.getActiveResourcesInfo(),
+  // What still keeps this process running, less what the host itself had once it started
+  // reading requests (its socket, its stdio).
+  resources: () => {
+    const own = [...hostResources];
+    return process.getActiveResourcesInfo().filter((kind) => {
+      const at = own.indexOf(kind);
+      if (at === -1) return true;
+      own.splice(at, 1);
+      return false;
+    });
+  },
 };
 const abortTimers = new Map<number, ReturnType<typeof setTimeout>>();
 
@@ -221,3 +230,4 @@ socket.on("data", (chunk: string) => {
     if (line) handle(JSON.parse(line));
   }
 });
+const hostResources = process.getActiveResourcesInfo();
