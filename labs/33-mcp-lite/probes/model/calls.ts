@@ -6,7 +6,8 @@
 
 import type { AsyncCommand } from "fast-check";
 import { received, waitFor } from "../../tests/support.ts";
-import { expectOutcome, gate, settledLater, startCall, type Expected } from "./expect.ts";
+import { settled } from "../support-edges.ts";
+import { expectOutcome, gate, startCall, type Expected } from "./expect.ts";
 import { expectNoListeners, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 // The base of every operation: always runnable (the model says what a call must do in any state).
@@ -183,12 +184,12 @@ export class Abort extends Step {
     // Closed wins; before initialize either refusal is right; otherwise only MCP_ABORTED (or BUSY when full).
     const codes = m.closed ? ["CLIENT_CLOSED"] : !m.initialized ? ["MCP_ABORTED", "MCP_NOT_INITIALIZED"] : g ? ["MCP_ABORTED", g.code] : ["MCP_ABORTED"];
     if (this.method === "listTools") {
-      const outcome = await settle(settledLater(Promise.resolve().then(() => r.client.listTools({ signal: controller.signal }))), step);
+      const outcome = await settle(settled(Promise.resolve().then(() => r.client.listTools({ signal: controller.signal }))), step);
       return expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
     }
     const tag = r.tag();
     m.unwritten.set(tag, { why: "its signal was already aborted", dimension: "rubric/lifecycle" });
-    const outcome = await settle(settledLater(Promise.resolve().then(() => r.client.callTool("echo", { value: "pre-aborted", t: tag }, { signal: controller.signal }))), step);
+    const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", { value: "pre-aborted", t: tag }, { signal: controller.signal }))), step);
     expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
   }
   toString(): string {

@@ -5,7 +5,8 @@
 import { received, waitFor, type Settled } from "../../tests/support.ts";
 import { failHeld, gated, serverGone, Step } from "./calls.ts";
 import { expectOutcome, startCall } from "./expect.ts";
-import { describe, expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
+import { describeOutcome } from "../support-edges.ts";
+import { expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
 
 /** The bytes of the fixture's answer line to an echo call (its newline not counted). */
 function echoLineBytes(id: unknown, value: string): number {
@@ -61,7 +62,7 @@ export class SharedSignal extends Step {
     const echoed = await settle(echo.outcome, `${step}: the echo`);
     // The echo's answer handed to the other call (matched by anything but its id) is id matching's business.
     const stolen = neverSettled?.status === "fulfilled" ? neverSettled : undefined;
-    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describe(stolen), expected: "no answer before abort()" });
+    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describeOutcome(stolen), expected: "no answer before abort()" });
     expectOutcome(echoed, { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
     await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === never.tag), "the server receiving the call").catch(() => {});
     controller.abort(new Error("stopped by the model"));

@@ -8,10 +8,10 @@ import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
 import { liveClientTimers, processesStarted, startupWithin, waitFor } from "../../tests/support.ts";
 import { clientProcessPid, startedCount } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
-import { expectOutcome, settledLater, startCall } from "./expect.ts";
+import { expectOutcome, startCall } from "./expect.ts";
 import { mmsg } from "./messages.ts";
-import { serverGone } from "../support-edges.ts";
-import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
+import { describeOutcome, killServer, serverGone, settled } from "../support-edges.ts";
+import { expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 export class Init extends Step {
   constructor(readonly mode: "answer" | "error" | "exit") {
@@ -22,7 +22,7 @@ export class Init extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = () => settledLater(Promise.resolve().then(() => r.client.initialize()));
+    const call = () => settled(Promise.resolve().then(() => r.client.initialize()));
     if (m.closed) return expectOutcome(await settle(call(), step), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", step);
     if (m.initialized) {
       const inits = () => r.log().filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
@@ -42,7 +42,7 @@ export class Init extends Step {
     // (as it must: it started no new one when initialize() was called) has the model end it
     // now; one that started the next server at once meets the old one's exit only after the
     // new handshake (see answered).
-    if (m.lingering && startedCount() === startedBefore) for (const p of r.pids().filter(isAlive)) kill(p);
+    if (m.lingering && startedCount() === startedBefore) for (const p of r.pids().filter(isAlive)) killServer(p);
     m.lingering = false;
     // A server that exits during the handshake: its exit is the server's turn, noticing it the client's.
     if (this.mode === "exit") await startupWithin(r, Promise.race([pending, serverGone(r)]), step).catch(() => {});
@@ -69,10 +69,10 @@ export class Init extends Step {
     expectThat(!early, "rubric/handshake", "earlyNotice", { step });
   }
   // Both concurrent calls end alike, and the server got one initialize request for them.
-  private async shared(r: Real, step: string, second: ReturnType<typeof settledLater>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {
+  private async shared(r: Real, step: string, second: ReturnType<typeof settled>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {
     const other = await settle(second, `${step} (the second, concurrent call)`);
     const same = (other.status === "fulfilled") === (first.status === "fulfilled");
-    expectThat(same, "rubric/handshake", "outcome", { step: `${step} ×2 at once`, expected: `both ${first.status === "fulfilled" ? "resolve" : "reject"}`, actual: describe(other) });
+    expectThat(same, "rubric/handshake", "outcome", { step: `${step} ×2 at once`, expected: `both ${first.status === "fulfilled" ? "resolve" : "reject"}`, actual: describeOutcome(other) });
     const since = r.log().slice(mark).filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
     expectThat(since <= 1, "rubric/handshake", "doubleInit", { step: `${step} ×2 at once`, count: since });
   }
@@ -96,7 +96,7 @@ export class Init extends Step {
       // initialized changes or nothing moves any more. That exit must not touch the new server.
       const pid = r.client.pid;
       const old = r.pids().filter((p) => p !== pid && isAlive(p));
-      for (const p of old) kill(p);
+      for (const p of old) killServer(p);
       await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), "the client reaping the old server").catch(() => {});
       if (old.length > 0) await waitFor(() => !r.client.initialized, "the client taking in the old server's exit").catch(() => {});
       expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
@@ -110,15 +110,6 @@ export class Init extends Step {
 }
 
 Crash.reinit = (m, r) => new Init("answer").run(m, r);
-
-// Sends SIGKILL to a fixture process the model ends itself; one already gone is fine.
-function kill(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // Gone already.
-  }
-}
 
 export class Inspect extends Step {
   override get escapeDimension(): Dimension {
@@ -171,12 +162,12 @@ export class Defaults extends Step {
     const ws = createFixtureWorkspace("lab33-model-defaults-");
     const client = new McpClient(ws.command({ selfDestructMs: 60_000 }));
     try {
-      const init = await startupWithin(ws, settledLater(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
+      const init = await startupWithin(ws, settled(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const value = "x".repeat(200_000);
-      expectOutcome(await settle(settledLater(client.callTool("echo", { value })), step), { value: { content: value } }, "rubric/handshake", `${step}: callTool("echo", { value: "x" × 200000 })`);
+      expectOutcome(await settle(settled(client.callTool("echo", { value })), step), { value: { content: value } }, "rubric/handshake", `${step}: callTool("echo", { value: "x" × 200000 })`);
     } finally {
-      const closed = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the default client");
+      const closed = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the default client");
       await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
     }
     void r;
@@ -224,12 +215,12 @@ export class Close extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const closing = settledLater(Promise.resolve().then(() => r.client.close()));
+    const closing = settled(Promise.resolve().then(() => r.client.close()));
     if (!m.closed) {
       const during = startCall({ ...m, closed: true } as Model, r, "echo", { value: "during close" });
       m.unwritten.set(during.tag, { why: "close() was running", dimension: "rubric/lifecycle" });
       expectOutcome(await settle(during.outcome, "callTool during close()"), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "callTool(echo) while close() runs");
-      const init = await settle(settledLater(Promise.resolve().then(() => r.client.initialize())), "initialize() during close()");
+      const init = await settle(settled(Promise.resolve().then(() => r.client.initialize())), "initialize() during close()");
       expectOutcome(init, { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "initialize() while close() runs");
       await failHeld(m, r, "CLIENT_CLOSED", "rubric/lifecycle", "close()");
     }

@@ -11,7 +11,8 @@ import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureOptions, type
 import { startupWithin } from "../../tests/support.ts";
 import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
-import { expectOutcome, settledLater } from "./expect.ts";
+import { settled } from "../support-edges.ts";
+import { expectOutcome } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
@@ -19,7 +20,7 @@ type Side = { client: InstanceType<typeof McpClient>; ws: FixtureWorkspace };
 
 // initialize() on a side client, with the start-up hang detector; a hang is an outcome.
 async function initialized(side: Side, label: string) {
-  return startupWithin(side.ws, settledLater(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+  return startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
 }
 
 // A side step's base: it neither reads nor changes the run's model, so a run may start it
@@ -61,7 +62,7 @@ export abstract class SideStep extends Step {
       if (error instanceof Violation) error.log ??= ws.log();
       throw error;
     } finally {
-      const outcome = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the side client");
+      const outcome = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the side client");
       this.lastLog = ws.log();
       await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
     }
@@ -77,7 +78,7 @@ export class SpawnMissing extends SideStep {
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
     try {
       // No server ever runs, so no server turn: the plain hang deadline applies.
-      const outcome = await settle(settledLater(Promise.resolve().then(() => client.initialize())), "initialize()");
+      const outcome = await settle(settled(Promise.resolve().then(() => client.initialize())), "initialize()");
       expectOutcome(outcome, { code: "MCP_SPAWN_FAILED" }, "rubric/process", "initialize()");
       const cause = outcome.status === "rejected" ? outcome.reason?.cause?.code : undefined;
       expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `cause.code`, expected: "ENOENT", actual: String(cause) });
@@ -85,7 +86,7 @@ export class SpawnMissing extends SideStep {
       if (error instanceof Violation) error.log ??= [];
       throw error;
     } finally {
-      await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the client without a server");
+      await settle(settled(Promise.resolve().then(() => client.close())), "close() of the client without a server");
       dir.cleanup();
     }
   }
@@ -104,7 +105,7 @@ export class StubbornClose extends SideStep {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const alive = () => side.ws.pids().filter(isAlive);
-      const closing = [1, 2].map(() => settledLater(Promise.resolve().then(() => side.client.close()).then(() => alive())));
+      const closing = [1, 2].map(() => settled(Promise.resolve().then(() => side.client.close()).then(() => alive())));
       for (const [i, close] of closing.entries()) {
         const outcome = await settle(close, `close() #${i + 1}`);
         expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `close() #${i + 1}`);
@@ -128,9 +129,9 @@ export class FaultThenClose extends SideStep {
     await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
-      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
+      const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
       expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
-      const closed = await settle(settledLater(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
+      const closed = await settle(settled(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
       expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `close()`);
       const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
       expectThat(left.length === 0, "rubric/process", "alive", { step: `close() resolved`, pids: left.join(", ") });
@@ -185,7 +186,7 @@ export class ProtocolFault extends SideStep {
         expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       }
       const what = fault.on === "initialize" ? "initialize()" : 'callTool("echo")';
-      const outcome = fault.on === "initialize" ? init : await settle(settledLater(side.client.callTool("echo", { value: "x" })), what);
+      const outcome = fault.on === "initialize" ? init : await settle(settled(side.client.callTool("echo", { value: "x" })), what);
       expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
       expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
       await expectNoServer(side.ws, what).catch(() => {
