@@ -4,7 +4,8 @@
 
 import { received, waitFor, type Settled } from "../../tests/support.ts";
 import { failHeld, gated, serverGone, Step } from "./calls.ts";
-import { expectOutcome, startCall } from "./expect.ts";
+import { settled } from "../support-edges.ts";
+import { expectOutcome, gate, startCall } from "./expect.ts";
 import { describeOutcome } from "../support-edges.ts";
 import { expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
 
@@ -71,5 +72,26 @@ export class SharedSignal extends Step {
   }
   toString(): string {
     return `callTool("echo", { value: "${SHARED_VALUE}" }, { signal }) and callTool("never", {}, { signal }) on one signal; once the echo resolved, abort()`;
+  }
+}
+
+// A call whose arguments JSON cannot hold (they refer to themselves) is bad call input: refused
+// with MCP_INVALID_ARGUMENT before anything is written (or with the gate's code, when one applies).
+export class Unserializable extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const tag = r.tag();
+    const g = gate(m);
+    m.unwritten.set(tag, { why: "its arguments cannot be serialized", dimension: "rubric/handshake" });
+    const args: Record<string, unknown> = { value: "loop", t: tag };
+    args.self = args;
+    const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", args))), step);
+    expectOutcome(outcome, { code: g ? ["MCP_INVALID_ARGUMENT", g.code] : "MCP_INVALID_ARGUMENT" }, g?.dimension ?? "rubric/handshake", step);
+  }
+  toString(): string {
+    return 'callTool("echo", args) // args.self === args: JSON cannot hold it';
   }
 }

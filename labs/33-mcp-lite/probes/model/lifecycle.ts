@@ -155,17 +155,25 @@ export class Stderr extends Step {
 }
 
 // A second client with every option at its default (its own fixture, so its ids and
-// processes stay apart): a 200 kB answer is far under the default 1 MiB line cap.
+// processes stay apart): a 200 kB answer is far under the default 1 MiB line cap. Its server
+// sends, ahead of every answer, an error answer whose id is the request's id as a string
+// (which settles nothing); then a remote error with 300 kB of data, which McpError.data
+// must not keep whole.
 export class Defaults extends Step {
   async run(_m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const ws = createFixtureWorkspace("lab33-model-defaults-");
-    const client = new McpClient(ws.command({ selfDestructMs: 60_000 }));
+    const client = new McpClient(ws.command({ selfDestructMs: 60_000, scenarios: ["string-id-error"] }));
     try {
       const init = await startupWithin(ws, settled(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const value = "x".repeat(200_000);
-      expectOutcome(await settle(settled(client.callTool("echo", { value })), step), { value: { content: value } }, "rubric/handshake", `${step}: callTool("echo", { value: "x" × 200000 })`);
+      const echoed = await settle(settled(client.callTool("echo", { value })), step);
+      // Rejected by the error answer with the string id: matched by something else than the id itself.
+      const stray = echoed.status === "rejected" && echoed.reason?.code === "MCP_ERROR";
+      const label = `${step}: callTool("echo", { value: "x" × 200000 })${stray ? ` (the error answer with the id "N", a string, came first)` : ""}`;
+      expectOutcome(echoed, { value: { content: value } }, stray ? "rubric/id-matching" : "rubric/handshake", label);
+      await errorData(client, step);
     } finally {
       const closed = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the default client");
       await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
@@ -173,8 +181,26 @@ export class Defaults extends Step {
     void r;
   }
   toString(): string {
-    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), close()';
+    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), close()';
   }
+}
+
+/** Bytes of error data sent, and the most McpError.data may keep of it (as JSON). */
+const ERROR_DATA = { sent: 300_000, kept: 256 * 1024 };
+
+// A remote error with more data than any sensible bound: MCP_ERROR, its data size-bounded.
+async function errorData(client: { callTool(name: string, args: Record<string, unknown>): Promise<unknown> }, step: string): Promise<void> {
+  const label = `${step}: callTool("fail", { data: "d" × ${ERROR_DATA.sent} })`;
+  const failed = await settle(settled(client.callTool("fail", { data: "d".repeat(ERROR_DATA.sent) })), label);
+  try {
+    expectOutcome(failed, { code: "MCP_ERROR" }, "rubric/lifecycle", label);
+  } catch (error) {
+    // Settling is lifecycle's business; rejecting with MCP_ERROR is TODO(remote-error)'s.
+    if (error instanceof Violation && failed.status === "fulfilled") error.needs = "remote-error";
+    throw error;
+  }
+  const kept = Buffer.byteLength(JSON.stringify(failed.status === "rejected" ? failed.reason?.data : undefined) ?? "");
+  expectThat(kept <= ERROR_DATA.kept, "rubric/handshake", "errorData", { step: label, sent: ERROR_DATA.sent, kept });
 }
 
 /** Options the constructor must refuse, each next to otherwise good ones. */
@@ -186,6 +212,7 @@ const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
   ["maxLineBytes: 1.5", { maxLineBytes: 1.5 }],
   ['args: [""] and 7', { args: ["", 7] }],
   ['executable: ""', { executable: "" }],
+  ["cwd: 7", { cwd: 7 }],
 ];
 
 export class BadOptions extends Step {

@@ -7,7 +7,7 @@
 
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
+import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureCommand, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
 import { startupWithin } from "../../tests/support.ts";
 import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
@@ -53,9 +53,11 @@ export abstract class SideStep extends Step {
 
   // Runs body with a fresh client on a fresh fixture; closes both afterwards, and gives a
   // violation (and alone()) the side fixture's log.
-  protected async withSide(options: Record<string, unknown>, fixture: FixtureOptions, body: (side: Side) => Promise<void>): Promise<void> {
+  // The server is the fixture with these options, or what a function of the workspace starts.
+  protected async withSide(options: Record<string, unknown>, fixture: FixtureOptions | ((ws: FixtureWorkspace) => FixtureCommand), body: (side: Side) => Promise<void>): Promise<void> {
     const ws = createFixtureWorkspace("lab33-model-side-");
-    const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), ...options } as never);
+    const command = typeof fixture === "function" ? fixture(ws) : ws.command({ selfDestructMs: 60_000, ...fixture });
+    const client = new McpClient({ ...command, ...options } as never);
     try {
       await body({ client, ws });
     } catch (error) {
