@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
-import { liveClientTimers, processesStarted, startupWithin, waitFor } from "../../tests/support.ts";
+import { liveClientTimers, processesStarted, received, startupWithin, waitFor } from "../../tests/support.ts";
 import { clientProcessPid, startedCount } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, startCall } from "./expect.ts";
@@ -166,14 +166,19 @@ export class Defaults extends Step {
     const client = new McpClient(ws.command({ selfDestructMs: 60_000, scenarios: ["string-id-error"] }));
     try {
       const init = await startupWithin(ws, settled(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${DEFAULT_CLIENT}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const value = "x".repeat(200_000);
       const echoed = await settle(settled(client.callTool("echo", { value })), step);
       // Rejected by the error answer with the string id: matched by something else than the id itself.
       const stray = echoed.status === "rejected" && echoed.reason?.code === "MCP_ERROR";
-      const label = `${step}: callTool("echo", { value: "x" × 200000 })${stray ? ` (the error answer with the id "N", a string, came first)` : ""}`;
+      const id = received(ws.log(), "tools/call")[0]?.id;
+      const label = `${DEFAULT_CLIENT}: callTool("echo", { value: "x" × 200000 })${stray ? ` (an error answer with the id ${JSON.stringify(String(id))}, a string, came first)` : ""}`;
       expectOutcome(echoed, { value: { content: value } }, stray ? "rubric/id-matching" : "rubric/handshake", label);
-      await errorData(client, step);
+      await errorData(client, DEFAULT_CLIENT);
+    } catch (error) {
+      // The report shows this client's trace, not the run's.
+      if (error instanceof Violation) error.log ??= ws.log();
+      throw error;
     } finally {
       const closed = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the default client");
       await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
@@ -184,6 +189,8 @@ export class Defaults extends Step {
     return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), close()';
   }
 }
+
+const DEFAULT_CLIENT = "the client with default options";
 
 /** Bytes of error data sent, and the most McpError.data may keep of it (as JSON). */
 const ERROR_DATA = { sent: 300_000, kept: 256 * 1024 };
