@@ -41,7 +41,9 @@ export class Init extends Step {
     // Right after a fault whose server lingers: a client that waits for the old server to go
     // (as it must: it started no new one when initialize() was called) has the model end it
     // now; one that started the next server at once meets the old one's exit only after the
-    // new handshake (see answered).
+    // new handshake (see answered). The count is read once both calls were made (they start
+    // in a microtask): a read in a later turn sees the client after them, hosted or not.
+    if (m.lingering) await new Promise((resolve) => setImmediate(resolve));
     if (m.lingering && startedCount() === startedBefore) for (const p of r.pids().filter(isAlive)) killServer(p);
     m.lingering = false;
     // A server that exits during the handshake: its exit is the server's turn, noticing it the client's.
