@@ -23,6 +23,7 @@ import {
   killAll,
   readLog,
   readPids,
+  readState,
   type FixtureOptions,
   type FixtureWorkspace,
 } from "../fixtures/index.ts";
@@ -359,6 +360,7 @@ function workspaceAt(dir: string): FixtureWorkspace {
     command: (o = {}) => fixtureCommand({ pidFile, logFile, ...o }),
     pids: () => readPids(pidFile),
     log: () => readLog(logFile),
+    state: () => readState(join(dir, "state.json")),
     cleanup: async () => [],
   };
 }

@@ -3,12 +3,11 @@
 // blocks on a full pipe; an exit by signal is reported with its signal, and the pid goes with
 // the process; and close() asks the server to stop (SIGTERM) before it forces it.
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, it } from "vitest";
 import { check, expectCode, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { killServer, start } from "./support-edges.ts";
+import type { FixtureWorkspace } from "../../../fixtures/index.ts";
 
 describe("rubric/process", () => {
   it("keeps reading the server's stderr after maxStderrBytes is reached", async () => {
@@ -31,8 +30,8 @@ describe("rubric/process", () => {
     await initialize(h);
     let closed = false;
     const closing = settleWithin(Promise.resolve().then(() => h.client.close()), "close()").finally(() => (closed = true));
-    await waitFor(() => closed || handledSignals(h.ws.dir) > 0, "the server handling SIGTERM, or close() resolving");
-    const heard = handledSignals(h.ws.dir) > 0;
+    await waitFor(() => closed || handledSignals(h.ws) > 0, "the server handling SIGTERM, or close() resolving");
+    const heard = handledSignals(h.ws) > 0;
     if (heard) for (const pid of h.pids()) killServer(pid);
     await closing;
     check(heard, pmsg("noSigterm"));
@@ -55,10 +54,6 @@ describe("rubric/process", () => {
 });
 
 // How many signals the fixture's handlers ran (its state file; none before it first wrote it).
-function handledSignals(dir: string): number {
-  try {
-    return Number(JSON.parse(readFileSync(join(dir, "state.json"), "utf8")).signals) || 0;
-  } catch {
-    return 0;
-  }
+function handledSignals(ws: Pick<FixtureWorkspace, "state">): number {
+  return Number(ws.state()?.signals) || 0;
 }

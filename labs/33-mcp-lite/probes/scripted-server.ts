@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace } from "../../../fixtures/index.ts";
+import { createFixtureWorkspace, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { HANG_MS, settleWithin, timerSnapshot, type Harness } from "../tests/support.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
@@ -52,6 +52,17 @@ process.stdin.on("data", (text) => {
 process.stdin.on("end", () => process.exit(0));
 `;
 
+// Writes the scripted server and its settings into the workspace; returns the command that
+// starts it. Each server reads the settings as it starts, so calling this again changes what
+// the next server started there answers (the model's side steps use that, with no vitest hooks).
+export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, unknown>): { executable: string; args: string[] } {
+  const settings = { pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } };
+  writeFileSync(join(ws.dir, "settings.json"), JSON.stringify(settings));
+  const script = join(ws.dir, "scripted-server.cjs");
+  writeFileSync(script, SCRIPT);
+  return { executable: process.execPath, args: [script] };
+}
+
 /** A valid initialize result, for scripts that change something else. */
 export const GOOD_INITIALIZE = { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "scripted", version: "1.0.0" } };
 
@@ -60,11 +71,7 @@ export const GOOD_INITIALIZE = { protocolVersion: "2025-06-18", capabilities: { 
 export function scripted(answers: Record<string, unknown>): Harness<McpClient> {
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-scripted-");
-  const settings = { pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } };
-  writeFileSync(join(ws.dir, "settings.json"), JSON.stringify(settings));
-  const script = join(ws.dir, "scripted-server.cjs");
-  writeFileSync(script, SCRIPT);
-  const command = { executable: process.execPath, args: [script] };
+  const command = scriptedCommand(ws, answers);
   const client = new McpClient({ ...command, timeoutMs: 10_000 });
   onTestFinished(async () => {
     const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);

@@ -2,7 +2,7 @@
 // support.ts, plus waits on what only the fixture can tell (its processes gone).
 
 import { isAlive } from "../../../fixtures/index.ts";
-import { SERVER_TURN_MS } from "../tests/support.ts";
+import { SERVER_TURN_MS, type Settled } from "../tests/support.ts";
 import { pause } from "./support.ts";
 
 export { alivePids, start } from "./support.ts";
@@ -26,4 +26,23 @@ export function killServer(pid: number | undefined): void {
   } catch {
     // Gone already.
   }
+}
+
+/** A promise's outcome as a value: it never rejects, so nothing goes unhandled while a probe waits. */
+export function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ status: "fulfilled" as const, value }),
+    (reason) => ({ status: "rejected" as const, reason }),
+  );
+}
+
+/** Characters of a resolved value shown in a message. */
+const SHOWN_CHARS = 80;
+
+// A settled outcome in a few words for a message: "resolved <value>" (cut short) or the
+// rejection's code (what it is, when it has none).
+export function describeOutcome(outcome: Settled<unknown>): string {
+  if (outcome.status === "rejected") return outcome.reason?.code ?? String(outcome.reason);
+  const text = JSON.stringify(outcome.value) ?? "undefined";
+  return `resolved ${text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text}`;
 }

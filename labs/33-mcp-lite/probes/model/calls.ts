@@ -6,8 +6,9 @@
 
 import type { AsyncCommand } from "fast-check";
 import { received, waitFor } from "../../tests/support.ts";
-import { expectOutcome, gate, settledLater, startCall, type Expected } from "./expect.ts";
-import { expectNoListeners, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
+import { killServer, settled } from "../support-edges.ts";
+import { expectOutcome, gate, startCall, type Expected } from "./expect.ts";
+import { expectNoListeners, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 // The base of every operation: always runnable (the model says what a call must do in any state).
 export abstract class Step implements AsyncCommand<Model, Real, boolean> {
@@ -183,12 +184,12 @@ export class Abort extends Step {
     // Closed wins; before initialize either refusal is right; otherwise only MCP_ABORTED (or BUSY when full).
     const codes = m.closed ? ["CLIENT_CLOSED"] : !m.initialized ? ["MCP_ABORTED", "MCP_NOT_INITIALIZED"] : g ? ["MCP_ABORTED", g.code] : ["MCP_ABORTED"];
     if (this.method === "listTools") {
-      const outcome = await settle(settledLater(Promise.resolve().then(() => r.client.listTools({ signal: controller.signal }))), step);
+      const outcome = await settle(settled(Promise.resolve().then(() => r.client.listTools({ signal: controller.signal }))), step);
       return expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
     }
     const tag = r.tag();
     m.unwritten.set(tag, { why: "its signal was already aborted", dimension: "rubric/lifecycle" });
-    const outcome = await settle(settledLater(Promise.resolve().then(() => r.client.callTool("echo", { value: "pre-aborted", t: tag }, { signal: controller.signal }))), step);
+    const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", { value: "pre-aborted", t: tag }, { signal: controller.signal }))), step);
     expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
   }
   toString(): string {
@@ -222,20 +223,25 @@ export class Fail extends Step {
 }
 
 export class Crash extends Step {
-  constructor(readonly how: "exit" | "garble", readonly again: boolean) {
+  constructor(readonly how: "exit" | "kill" | "garble", readonly again: boolean) {
     super();
   }
   // An error escaping as the server exits is the process's; one escaping a protocol fault, the framing's.
   override get escapeDimension(): Dimension {
-    return this.how === "exit" ? "rubric/process" : "rubric/handshake";
+    return this.how === "garble" ? "rubric/handshake" : "rubric/process";
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300, lingerOnStdinEnd: this.again };
-    const call = startCall(m, r, this.how === "exit" ? "exit" : "echo", args);
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : this.how === "kill" ? {} : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300, lingerOnStdinEnd: this.again };
+    const call = startCall(m, r, { exit: "exit", kill: "never", garble: "echo" }[this.how], args);
     if (await gated(m, call, step)) return;
-    const [code, dimension, why]: [string, Dimension, string] = this.how === "exit" ? ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"] : ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"];
-    expectOutcome(await settle(call.outcome, step), { code }, dimension, step);
+    // The model's own SIGKILL, once the server has the call: the exit must report that signal.
+    if (this.how === "kill") await this.kill(r, call.tag);
+    const [code, dimension, why]: [string, Dimension, string] = this.how === "garble" ? ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"] : ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"];
+    const outcome = await settle(call.outcome, step);
+    expectOutcome(outcome, { code }, dimension, step);
+    const signal = outcome.status === "rejected" ? outcome.reason?.signal : undefined;
+    if (this.how === "kill") expectThat(signal === "SIGKILL", "rubric/process", "exitSignal", { step, expected: "SIGKILL", actual: String(signal) });
     await failHeld(m, r, code, dimension, why);
     serverGone(m);
     // The faulted server takes 300 ms to exit (with `again`, it lingers until the new
@@ -244,8 +250,12 @@ export class Crash extends Step {
     m.lingering = this.how === "garble" && this.again;
     if (this.again) await this.reinitialize(m, r);
   }
+  private async kill(r: Real, tag: string): Promise<void> {
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === tag), "the server receiving the call").catch(() => {});
+    killServer(r.pids().at(-1)); // the running server recorded its pid last
+  }
   toString(): string {
-    const crash = this.how === "exit" ? 'callTool("exit", { code: 3 }) // the server exits mid-flight' : 'callTool("echo", { garble: true }) // the server answers [1,2,3], then exits slowly';
+    const crash = { exit: 'callTool("exit", { code: 3 }) // the server exits mid-flight', kill: 'callTool("never"), then SIGKILL to the server // it dies mid-flight', garble: 'callTool("echo", { garble: true }) // the server answers [1,2,3], then exits slowly' }[this.how];
     return this.again ? `${crash}; then at once initialize()` : crash;
   }
   // Set by lifecycle.ts (which imports this module): a new handshake right after the crash.

@@ -4,8 +4,10 @@
 
 import { received, waitFor, type Settled } from "../../tests/support.ts";
 import { failHeld, gated, serverGone, Step } from "./calls.ts";
-import { expectOutcome, startCall } from "./expect.ts";
-import { describe, expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
+import { settled } from "../support-edges.ts";
+import { expectOutcome, gate, startCall } from "./expect.ts";
+import { describeOutcome } from "../support-edges.ts";
+import { expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
 
 /** The bytes of the fixture's answer line to an echo call (its newline not counted). */
 function echoLineBytes(id: unknown, value: string): number {
@@ -61,7 +63,7 @@ export class SharedSignal extends Step {
     const echoed = await settle(echo.outcome, `${step}: the echo`);
     // The echo's answer handed to the other call (matched by anything but its id) is id matching's business.
     const stolen = neverSettled?.status === "fulfilled" ? neverSettled : undefined;
-    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describe(stolen), expected: "no answer before abort()" });
+    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describeOutcome(stolen), expected: "no answer before abort()" });
     expectOutcome(echoed, { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
     await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === never.tag), "the server receiving the call").catch(() => {});
     controller.abort(new Error("stopped by the model"));
@@ -70,5 +72,26 @@ export class SharedSignal extends Step {
   }
   toString(): string {
     return `callTool("echo", { value: "${SHARED_VALUE}" }, { signal }) and callTool("never", {}, { signal }) on one signal; once the echo resolved, abort()`;
+  }
+}
+
+// A call whose arguments JSON cannot hold (they refer to themselves) is bad call input: refused
+// with MCP_INVALID_ARGUMENT before anything is written (or with the gate's code, when one applies).
+export class Unserializable extends Step {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    const step = this.toString();
+    const tag = r.tag();
+    const g = gate(m);
+    m.unwritten.set(tag, { why: "its arguments cannot be serialized", dimension: "rubric/handshake" });
+    const args: Record<string, unknown> = { value: "loop", t: tag };
+    args.self = args;
+    const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", args))), step);
+    expectOutcome(outcome, { code: g ? ["MCP_INVALID_ARGUMENT", g.code] : "MCP_INVALID_ARGUMENT" }, g?.dimension ?? "rubric/handshake", step);
+  }
+  toString(): string {
+    return 'callTool("echo", args) // args.self === args: JSON cannot hold it';
   }
 }

@@ -3,7 +3,8 @@
 // is marked so the log check can tell when it was written anyway.
 
 import type { Settled } from "../../tests/support.ts";
-import { describe, expectThat, type Dimension, type Model, type Real } from "./model.ts";
+import { describeOutcome, settled } from "../support-edges.ts";
+import { expectThat, type Dimension, type Model, type Real } from "./model.ts";
 
 /** An expected outcome: a value (compared as JSON) or a rejection code. */
 export type Expected = { value: unknown } | { code: string | string[] };
@@ -32,14 +33,14 @@ export function expectOutcome(outcome: Settled<unknown>, expected: Expected, dim
   if ("value" in expected) {
     if (outcome.status === "fulfilled" && JSON.stringify(outcome.value) === JSON.stringify(expected.value)) return;
     if (outcome.status === "fulfilled" && others.some((o) => JSON.stringify(o) === JSON.stringify(outcome.value))) {
-      expectThat(false, "rubric/id-matching", "otherAnswer", { step, actual: describe(outcome), expected: show(expected) });
+      expectThat(false, "rubric/id-matching", "otherAnswer", { step, actual: describeOutcome(outcome), expected: show(expected) });
     }
     const busy = outcome.status === "rejected" && outcome.reason?.code === "MCP_BUSY";
-    expectThat(false, busy ? "rubric/lifecycle" : dimension, "outcome", { step, expected: show(expected), actual: describe(outcome) });
+    expectThat(false, busy ? "rubric/lifecycle" : dimension, "outcome", { step, expected: show(expected), actual: describeOutcome(outcome) });
   }
   const codes = [expected.code].flat();
   const ok = outcome.status === "rejected" && codes.includes(outcome.reason?.code);
-  expectThat(ok, dimension, "outcome", { step, expected: show(expected), actual: describe(outcome) });
+  expectThat(ok, dimension, "outcome", { step, expected: show(expected), actual: describeOutcome(outcome) });
 }
 
 // Starts a tools/call with a fresh tag; returns the tag, the gate that applies, and the outcome to come.
@@ -47,14 +48,6 @@ export function startCall(m: Model, r: Real, tool: string, args: Record<string, 
   const tag = r.tag();
   const g = gate(m);
   if (g) m.unwritten.set(tag, { why: g.why, dimension: g.dimension });
-  const outcome = settledLater(Promise.resolve().then(() => r.client.callTool(tool, { ...args, t: tag }, options)));
+  const outcome = settled(Promise.resolve().then(() => r.client.callTool(tool, { ...args, t: tag }, options)));
   return { tag, gate: g, outcome };
-}
-
-/** A promise's outcome as a value (never rejects, so nothing goes unhandled). */
-export function settledLater<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ status: "fulfilled" as const, value }),
-    (reason) => ({ status: "rejected" as const, reason }),
-  );
 }

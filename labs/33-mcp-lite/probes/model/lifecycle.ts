@@ -5,13 +5,13 @@
 import { existsSync } from "node:fs";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
-import { liveClientTimers, processesStarted, startupWithin, waitFor } from "../../tests/support.ts";
+import { liveClientTimers, processesStarted, received, startupWithin, waitFor } from "../../tests/support.ts";
 import { clientProcessPid, startedCount } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
-import { expectOutcome, settledLater, startCall } from "./expect.ts";
+import { expectOutcome, startCall } from "./expect.ts";
 import { mmsg } from "./messages.ts";
-import { serverGone } from "../support-edges.ts";
-import { describe, expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
+import { describeOutcome, killServer, serverGone, settled } from "../support-edges.ts";
+import { expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 export class Init extends Step {
   constructor(readonly mode: "answer" | "error" | "exit") {
@@ -22,7 +22,7 @@ export class Init extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const call = () => settledLater(Promise.resolve().then(() => r.client.initialize()));
+    const call = () => settled(Promise.resolve().then(() => r.client.initialize()));
     if (m.closed) return expectOutcome(await settle(call(), step), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", step);
     if (m.initialized) {
       const inits = () => r.log().filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
@@ -41,8 +41,10 @@ export class Init extends Step {
     // Right after a fault whose server lingers: a client that waits for the old server to go
     // (as it must: it started no new one when initialize() was called) has the model end it
     // now; one that started the next server at once meets the old one's exit only after the
-    // new handshake (see answered).
-    if (m.lingering && startedCount() === startedBefore) for (const p of r.pids().filter(isAlive)) kill(p);
+    // new handshake (see answered). The count is read once both calls were made (they start
+    // in a microtask): a read in a later turn sees the client after them, hosted or not.
+    if (m.lingering) await new Promise((resolve) => setImmediate(resolve));
+    if (m.lingering && startedCount() === startedBefore) for (const p of r.pids().filter(isAlive)) killServer(p);
     m.lingering = false;
     // A server that exits during the handshake: its exit is the server's turn, noticing it the client's.
     if (this.mode === "exit") await startupWithin(r, Promise.race([pending, serverGone(r)]), step).catch(() => {});
@@ -69,10 +71,10 @@ export class Init extends Step {
     expectThat(!early, "rubric/handshake", "earlyNotice", { step });
   }
   // Both concurrent calls end alike, and the server got one initialize request for them.
-  private async shared(r: Real, step: string, second: ReturnType<typeof settledLater>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {
+  private async shared(r: Real, step: string, second: ReturnType<typeof settled>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {
     const other = await settle(second, `${step} (the second, concurrent call)`);
     const same = (other.status === "fulfilled") === (first.status === "fulfilled");
-    expectThat(same, "rubric/handshake", "outcome", { step: `${step} ×2 at once`, expected: `both ${first.status === "fulfilled" ? "resolve" : "reject"}`, actual: describe(other) });
+    expectThat(same, "rubric/handshake", "outcome", { step: `${step} ×2 at once`, expected: `both ${first.status === "fulfilled" ? "resolve" : "reject"}`, actual: describeOutcome(other) });
     const since = r.log().slice(mark).filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
     expectThat(since <= 1, "rubric/handshake", "doubleInit", { step: `${step} ×2 at once`, count: since });
   }
@@ -96,7 +98,7 @@ export class Init extends Step {
       // initialized changes or nothing moves any more. That exit must not touch the new server.
       const pid = r.client.pid;
       const old = r.pids().filter((p) => p !== pid && isAlive(p));
-      for (const p of old) kill(p);
+      for (const p of old) killServer(p);
       await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), "the client reaping the old server").catch(() => {});
       if (old.length > 0) await waitFor(() => !r.client.initialized, "the client taking in the old server's exit").catch(() => {});
       expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
@@ -110,15 +112,6 @@ export class Init extends Step {
 }
 
 Crash.reinit = (m, r) => new Init("answer").run(m, r);
-
-// Sends SIGKILL to a fixture process the model ends itself; one already gone is fine.
-function kill(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // Gone already.
-  }
-}
 
 export class Inspect extends Step {
   override get escapeDimension(): Dimension {
@@ -164,26 +157,59 @@ export class Stderr extends Step {
 }
 
 // A second client with every option at its default (its own fixture, so its ids and
-// processes stay apart): a 200 kB answer is far under the default 1 MiB line cap.
+// processes stay apart): a 200 kB answer is far under the default 1 MiB line cap. Its server
+// sends, ahead of every answer, an error answer whose id is the request's id as a string
+// (which settles nothing); then a remote error with 300 kB of data, which McpError.data
+// must not keep whole.
 export class Defaults extends Step {
   async run(_m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const ws = createFixtureWorkspace("lab33-model-defaults-");
-    const client = new McpClient(ws.command({ selfDestructMs: 60_000 }));
+    const client = new McpClient(ws.command({ selfDestructMs: 60_000, scenarios: ["string-id-error"] }));
     try {
-      const init = await startupWithin(ws, settledLater(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const init = await startupWithin(ws, settled(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${DEFAULT_CLIENT}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const value = "x".repeat(200_000);
-      expectOutcome(await settle(settledLater(client.callTool("echo", { value })), step), { value: { content: value } }, "rubric/handshake", `${step}: callTool("echo", { value: "x" × 200000 })`);
+      const echoed = await settle(settled(client.callTool("echo", { value })), step);
+      // Rejected by the error answer with the string id: matched by something else than the id itself.
+      const stray = echoed.status === "rejected" && echoed.reason?.code === "MCP_ERROR";
+      const id = received(ws.log(), "tools/call")[0]?.id;
+      const label = `${DEFAULT_CLIENT}: callTool("echo", { value: "x" × 200000 })${stray ? ` (an error answer with the id ${JSON.stringify(String(id))}, a string, came first)` : ""}`;
+      expectOutcome(echoed, { value: { content: value } }, stray ? "rubric/id-matching" : "rubric/handshake", label);
+      await errorData(client, DEFAULT_CLIENT);
+    } catch (error) {
+      // The report shows this client's trace, not the run's.
+      if (error instanceof Violation) error.log ??= ws.log();
+      throw error;
     } finally {
-      const closed = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the default client");
+      const closed = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the default client");
       await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
     }
     void r;
   }
   toString(): string {
-    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), close()';
+    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), close()';
   }
+}
+
+const DEFAULT_CLIENT = "the client with default options";
+
+/** Bytes of error data sent, and the most McpError.data may keep of it (as JSON). */
+const ERROR_DATA = { sent: 300_000, kept: 256 * 1024 };
+
+// A remote error with more data than any sensible bound: MCP_ERROR, its data size-bounded.
+async function errorData(client: { callTool(name: string, args: Record<string, unknown>): Promise<unknown> }, step: string): Promise<void> {
+  const label = `${step}: callTool("fail", { data: "d" × ${ERROR_DATA.sent} })`;
+  const failed = await settle(settled(client.callTool("fail", { data: "d".repeat(ERROR_DATA.sent) })), label);
+  try {
+    expectOutcome(failed, { code: "MCP_ERROR" }, "rubric/lifecycle", label);
+  } catch (error) {
+    // Settling is lifecycle's business; rejecting with MCP_ERROR is TODO(remote-error)'s.
+    if (error instanceof Violation && failed.status === "fulfilled") error.needs = "remote-error";
+    throw error;
+  }
+  const kept = Buffer.byteLength(JSON.stringify(failed.status === "rejected" ? failed.reason?.data : undefined) ?? "");
+  expectThat(kept <= ERROR_DATA.kept, "rubric/handshake", "errorData", { step: label, sent: ERROR_DATA.sent, kept });
 }
 
 /** Options the constructor must refuse, each next to otherwise good ones. */
@@ -195,6 +221,7 @@ const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
   ["maxLineBytes: 1.5", { maxLineBytes: 1.5 }],
   ['args: [""] and 7', { args: ["", 7] }],
   ['executable: ""', { executable: "" }],
+  ["cwd: 7", { cwd: 7 }],
 ];
 
 export class BadOptions extends Step {
@@ -224,12 +251,12 @@ export class Close extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const closing = settledLater(Promise.resolve().then(() => r.client.close()));
+    const closing = settled(Promise.resolve().then(() => r.client.close()));
     if (!m.closed) {
       const during = startCall({ ...m, closed: true } as Model, r, "echo", { value: "during close" });
       m.unwritten.set(during.tag, { why: "close() was running", dimension: "rubric/lifecycle" });
       expectOutcome(await settle(during.outcome, "callTool during close()"), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "callTool(echo) while close() runs");
-      const init = await settle(settledLater(Promise.resolve().then(() => r.client.initialize())), "initialize() during close()");
+      const init = await settle(settled(Promise.resolve().then(() => r.client.initialize())), "initialize() during close()");
       expectOutcome(init, { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "initialize() while close() runs");
       await failHeld(m, r, "CLIENT_CLOSED", "rubric/lifecycle", "close()");
     }

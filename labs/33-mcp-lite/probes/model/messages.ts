@@ -19,6 +19,9 @@ const catalog = {
   doubleInit: { zh: "{step}：并发的 initialize() 应共用一次握手，服务器却收到了 {count} 个 initialize 请求", en: "{step}: concurrent initialize() calls should share one handshake, yet the server got {count} initialize requests" },
   shell: { zh: "{step}：服务器应由客户端直接启动（不经过 shell），实际是 {what}", en: "{step}: the client should start the server itself (no shell in between); got {what}" },
   timers: { zh: "{step} 之后，客户端还留着 {count} 个计时器（{where}）：每个请求结束时都要清掉它的计时器", en: "after {step}, {count} timer(s) of the client remain ({where}): every request must clear its timer when it settles" },
+  noSigterm: { zh: "{step}：服务器在被强制结束之前没有收到 SIGTERM：close() 要先请服务器退出（SIGTERM），超过 closeTimeoutMs 仍未退出才发 SIGKILL", en: "{step}: the server got no SIGTERM before it was forced to stop: close() must first ask it to exit (SIGTERM), and send SIGKILL only once closeTimeoutMs has passed" },
+  exitSignal: { zh: "{step}：服务器被 {expected} 结束，MCP_PROCESS_EXIT 的 signal 应为 {expected}，实际是 {actual}", en: "{step}: {expected} ended the server, so MCP_PROCESS_EXIT's signal should be {expected}; got {actual}" },
+  errorData: { zh: "{step}：远端错误 {sent} 字节的 data 被整个保存在 McpError.data 中（{kept} 字节）：data 来自另一个进程，必须限制大小", en: "{step}: the remote error's {sent}-byte data was kept whole in McpError.data ({kept} bytes): it comes from another process and must be size-bounded" },
   escaped: {
     zh: "{step}：有错误逃逸成了{kind}（真实进程会因此崩溃），而不是让对应的调用以 McpError 失败：{error}",
     en: "{step}: an error escaped as an {kind} (it would crash a real process) instead of failing the call it belongs to with an McpError: {error}",

@@ -107,16 +107,7 @@ export class Real {
 /** Waits that ended at the hang deadline so far (a hang costs more of the shrink budget). */
 export const hangs = { count: 0 };
 
-// Turns a settled outcome into a short description for a message.
-export function describe(outcome: Settled<unknown>): string {
-  if (outcome.status === "fulfilled") {
-    const text = JSON.stringify(outcome.value) ?? "undefined";
-    return `resolve ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`;
-  }
-  return `reject ${outcome.reason?.code ?? String(outcome.reason)}`;
-}
-
-// Waits (with the hang detector) for an outcome made by settledLater; a hang is an outcome too.
+// Waits (with the hang detector) for an outcome made by settled(); a hang is an outcome too.
 export async function settle(outcome: Promise<Settled<unknown>>, label: string): Promise<Settled<unknown>> {
   try {
     const waited = await settleWithin(outcome, label);

@@ -25,7 +25,9 @@ const TRACE_LINES = 14;
 // One message of the log, short: direction, id, method or outcome.
 function traceLine(entry: LogEntry): string {
   const arrow = entry.dir === "in" ? "→" : "←";
-  const msg = entry.msg ?? {};
+  // A line that is JSON but no object (the line null) is shown as it was.
+  if (entry.msg === null || typeof entry.msg !== "object") return `${arrow} ${JSON.stringify(entry.msg) ?? "undefined"}`;
+  const msg = entry.msg;
   const cut = (value: unknown) => {
     const text = JSON.stringify(value) ?? "undefined";
     return text.length > 70 ? `${text.slice(0, 70)}…` : text;

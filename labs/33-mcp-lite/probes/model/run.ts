@@ -9,13 +9,14 @@ import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
-import { AtCap, SharedSignal } from "./edges.ts";
+import { AtCap, SharedSignal, Unserializable } from "./edges.ts";
 import { Escaped, stepUnderWay, takeEscapes, throwIfEscaped, watchEscapes, type Escape } from "./escapes.ts";
 import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
 import { mmsg } from "./messages.ts";
 import { FaultThenClose, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing, StubbornClose } from "./side.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
+import { PoliteClose, ScriptedFaults } from "./side-close.ts";
 
 const text = fc.string({ unit: fc.constantFrom("a", "z", " ", "é", "中", "文", "😀", "\n", '"', "\\"), maxLength: 24 });
 // At least 24 characters of two to four bytes: a cut at bytes 44–80 of the
@@ -49,8 +50,8 @@ export const TOUR = (split: Split): Step[] => [
   new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new AtCap(), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
   new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"), new SharedSignal(),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
-  new Hold("before the exit", undefined), new Crash("exit", false), new Echo("after the exit", false, false), new Init("answer"), new Crash("garble", true),
-  new SpawnMissing(), new StubbornClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"),
+  new Unserializable(), new Hold("before the kill", undefined), new Crash("kill", false), new Echo("after the kill", false, false), new Init("answer"), new Crash("garble", true),
+  new SpawnMissing(), new StubbornClose(), new PoliteClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"), new ScriptedFaults(),
 ];
 
 /** The steps every drawn run starts with (not drawn, so never shrunk away). */

@@ -7,11 +7,12 @@
 
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
+import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureCommand, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
 import { startupWithin } from "../../tests/support.ts";
 import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
-import { expectOutcome, settledLater } from "./expect.ts";
+import { settled } from "../support-edges.ts";
+import { expectOutcome } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
@@ -19,7 +20,7 @@ type Side = { client: InstanceType<typeof McpClient>; ws: FixtureWorkspace };
 
 // initialize() on a side client, with the start-up hang detector; a hang is an outcome.
 async function initialized(side: Side, label: string) {
-  return startupWithin(side.ws, settledLater(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+  return startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
 }
 
 // A side step's base: it neither reads nor changes the run's model, so a run may start it
@@ -52,16 +53,18 @@ export abstract class SideStep extends Step {
 
   // Runs body with a fresh client on a fresh fixture; closes both afterwards, and gives a
   // violation (and alone()) the side fixture's log.
-  protected async withSide(options: Record<string, unknown>, fixture: FixtureOptions, body: (side: Side) => Promise<void>): Promise<void> {
+  // The server is the fixture with these options, or what a function of the workspace starts.
+  protected async withSide(options: Record<string, unknown>, fixture: FixtureOptions | ((ws: FixtureWorkspace) => FixtureCommand), body: (side: Side) => Promise<void>): Promise<void> {
     const ws = createFixtureWorkspace("lab33-model-side-");
-    const client = new McpClient({ ...ws.command({ selfDestructMs: 60_000, ...fixture }), ...options } as never);
+    const command = typeof fixture === "function" ? fixture(ws) : ws.command({ selfDestructMs: 60_000, ...fixture });
+    const client = new McpClient({ ...command, ...options } as never);
     try {
       await body({ client, ws });
     } catch (error) {
       if (error instanceof Violation) error.log ??= ws.log();
       throw error;
     } finally {
-      const outcome = await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the side client");
+      const outcome = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the side client");
       this.lastLog = ws.log();
       await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
     }
@@ -77,7 +80,7 @@ export class SpawnMissing extends SideStep {
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
     try {
       // No server ever runs, so no server turn: the plain hang deadline applies.
-      const outcome = await settle(settledLater(Promise.resolve().then(() => client.initialize())), "initialize()");
+      const outcome = await settle(settled(Promise.resolve().then(() => client.initialize())), "initialize()");
       expectOutcome(outcome, { code: "MCP_SPAWN_FAILED" }, "rubric/process", "initialize()");
       const cause = outcome.status === "rejected" ? outcome.reason?.cause?.code : undefined;
       expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `cause.code`, expected: "ENOENT", actual: String(cause) });
@@ -85,7 +88,7 @@ export class SpawnMissing extends SideStep {
       if (error instanceof Violation) error.log ??= [];
       throw error;
     } finally {
-      await settle(settledLater(Promise.resolve().then(() => client.close())), "close() of the client without a server");
+      await settle(settled(Promise.resolve().then(() => client.close())), "close() of the client without a server");
       dir.cleanup();
     }
   }
@@ -104,7 +107,7 @@ export class StubbornClose extends SideStep {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const alive = () => side.ws.pids().filter(isAlive);
-      const closing = [1, 2].map(() => settledLater(Promise.resolve().then(() => side.client.close()).then(() => alive())));
+      const closing = [1, 2].map(() => settled(Promise.resolve().then(() => side.client.close()).then(() => alive())));
       for (const [i, close] of closing.entries()) {
         const outcome = await settle(close, `close() #${i + 1}`);
         expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `close() #${i + 1}`);
@@ -128,9 +131,9 @@ export class FaultThenClose extends SideStep {
     await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       const init = await initialized(side, "initialize()");
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
-      const garbled = await settle(settledLater(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
+      const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
       expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
-      const closed = await settle(settledLater(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
+      const closed = await settle(settled(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
       expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `close()`);
       const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
       expectThat(left.length === 0, "rubric/process", "alive", { step: `close() resolved`, pids: left.join(", ") });
@@ -185,7 +188,7 @@ export class ProtocolFault extends SideStep {
         expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       }
       const what = fault.on === "initialize" ? "initialize()" : 'callTool("echo")';
-      const outcome = fault.on === "initialize" ? init : await settle(settledLater(side.client.callTool("echo", { value: "x" })), what);
+      const outcome = fault.on === "initialize" ? init : await settle(settled(side.client.callTool("echo", { value: "x" })), what);
       expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
       expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
       await expectNoServer(side.ws, what).catch(() => {

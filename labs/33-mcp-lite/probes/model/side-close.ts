@@ -1,0 +1,87 @@
+// Two more of the model's side steps (own client, own server; see side.ts): close() on a
+// server that stays until the model ends it, and a scripted server for answers the fixture
+// never sends (an initialize result without serverInfo, the line null).
+
+import { isAlive } from "../../../../fixtures/index.ts";
+import { received, startupWithin, waitFor } from "../../tests/support.ts";
+import { scriptedCommand } from "../scripted-server.ts";
+import { killServer, settled } from "../support-edges.ts";
+import { expectOutcome } from "./expect.ts";
+import { mmsg } from "./messages.ts";
+import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
+import { SideStep } from "./side.ts";
+
+/** Signals the side server's handlers ran, by its stillness report (none before it first wrote it). */
+const signalsHandled = (ws: { state(): { signals?: number } | undefined }): number => Number(ws.state()?.signals) || 0;
+
+// A server that ignores SIGTERM and stdin's end, with a grace of a minute: only the model ends
+// it, so what close() does before the server is gone is ordered by the fixture, never by time.
+// A call pending when close() is called rejects with CLIENT_CLOSED while the server is still
+// there; the server hears SIGTERM before anything forces it (then the model ends it); and
+// close() resolves once it is gone.
+export class PoliteClose extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
+  async side(): Promise<void> {
+    await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const held = settled(side.client.callTool("never", {}));
+      await waitFor(() => received(side.ws.log(), "tools/call").length > 0, "the server receiving callTool(\"never\")").catch(() => {});
+      let closed = false;
+      const closing = settled(Promise.resolve().then(() => side.client.close())).finally(() => (closed = true));
+      let heard = false;
+      try {
+        expectOutcome(await settle(held, "the pending call"), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", 'callTool("never") pending when close() was called (the server is still there)');
+        await waitFor(() => closed || signalsHandled(side.ws) > 0, "the server handling SIGTERM, or close() resolving").catch(() => {});
+        heard = signalsHandled(side.ws) > 0;
+      } finally {
+        // Heard or not, the model ends the server now, so close() can resolve.
+        for (const pid of side.ws.pids()) killServer(pid);
+      }
+      const outcome = await settle(closing.then((o) => (o.status === "fulfilled" ? { status: "fulfilled" as const, value: side.ws.pids().filter(isAlive) } : o)), "close()");
+      expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", "close()");
+      expectThat(heard, "rubric/process", "noSigterm", { step: "close()" });
+    });
+  }
+  toString(): string {
+    return 'a server that ignores SIGTERM ({ closeTimeoutMs: 60000 }): callTool("never"), then close() // the model ends the server once it heard SIGTERM';
+  }
+}
+
+/** What the scripted server answers initialize with, in the first phase: everything but serverInfo. */
+const NO_SERVER_INFO = { protocolVersion: "2025-06-18", capabilities: { tools: {} } };
+
+// A scripted server, twice: its first initialize answer lacks serverInfo (the handshake must
+// fail with MCP_PROTOCOL_ERROR and stop it); the next server answers initialize, then every
+// tools/call with the line null (a protocol fault too, never an error escaping the client).
+export class ScriptedFaults extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async side(): Promise<void> {
+    // The command is the same for both servers; each reads the answers written before it starts.
+    await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
+      await this.fault(side, INIT_LABEL, () => side.client.initialize());
+      scriptedCommand(side.ws, { "tools/call": { raw: ["null"] } });
+      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize() (a fresh server, answered in full)", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      await this.fault(side, CALL_LABEL, () => side.client.callTool("echo", { value: "x" }));
+    });
+  }
+  // The call ends in MCP_PROTOCOL_ERROR, initialized is false, and the server is stopped.
+  private async fault(side: { client: { initialized: boolean }; ws: { pids(): number[] } }, what: string, call: () => Promise<unknown>): Promise<void> {
+    expectOutcome(await settle(settled(Promise.resolve().then(call)), what), { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
+    expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
+    await expectNoServer(side.ws, what).catch(() => {
+      throw new Violation("rubric/handshake", mmsg("alive", { step: `${what} (the protocol fault stops the server)`, pids: side.ws.pids().filter(isAlive).join(", ") }));
+    });
+  }
+  toString(): string {
+    return `${INIT_LABEL}; then ${CALL_LABEL}`;
+  }
+}
+
+const INIT_LABEL = "initialize() // a scripted server answers without serverInfo";
+const CALL_LABEL = 'initialize() and callTool("echo") // a fresh scripted server answers the call with the line null';
