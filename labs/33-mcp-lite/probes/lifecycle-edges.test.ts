@@ -7,20 +7,11 @@
 
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
-import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
+import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within, type Settled } from "../tests/support.ts";
 import { startedCount } from "../host/client-side.ts";
 import { pmsg } from "./messages.ts";
-import { killServer, serverGone, start } from "./support-edges.ts";
+import { describeOutcome, killServer, serverGone, settled, start } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
-
-// The outcome of a promise as a value, so a rejection can be looked at instead of thrown.
-function settled<T>(promise: Promise<T>): Promise<{ status: string; value?: T; reason?: any }> {
-  return promise.then((value) => ({ status: "fulfilled", value }), (reason) => ({ status: "rejected", reason }));
-}
-
-function describeOutcome(outcome: { status: string; value?: unknown; reason?: any }): string {
-  return outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
-}
 
 // Every call is refused with CLIENT_CLOSED: close() is for good.
 async function expectRefused(h: ReturnType<typeof start>, when: string): Promise<void> {
@@ -105,7 +96,7 @@ describe("rubric/lifecycle", () => {
     // The server ignores SIGTERM and stdin's end and the grace is a minute: it stays until the probe ends it.
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs: 60_000 });
     await initialize(h);
-    let outcome: { status: string; reason?: any } | undefined;
+    let outcome: Settled<unknown> | undefined;
     const held = settled(h.client.callTool("never", { value: "pending at close()" })).then((o) => (outcome = o));
     await waitFor(() => received(h.log(), "tools/call").length === 1, "the server receiving callTool(never)");
     const closing = settled(Promise.resolve().then(() => h.client.close()));
