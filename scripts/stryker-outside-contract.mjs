@@ -18,6 +18,10 @@
 //   does not name (and such an object as a whole when it holds nothing else);
 // - a statement that only updates the client's metrics counters (`counters.x += 1`,
 //   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics;
+// - in errors.ts, the body of boundedErrorData()'s catch: what stands in for a remote error's
+//   data that JSON.stringify cannot size (data nested deeper than its stack, which JSON.parse
+//   reads): §1 asks only that data be size-bounded, and a mark cannot reach it (a comment
+//   before `} catch` trails the try block);
 // - in protocol.ts, the `reason` property of what classifyLine() and checkToolsResult() return
 //   (it only words the MCP_PROTOCOL_ERROR: the caller tests `kind` or `"reason" in`, never the
 //   text), and preview(), which only quotes a bad line inside such a reason.
@@ -171,6 +175,15 @@ function lessonRegionReason(path) {
   return LESSON_REGION.find((e) => e.module === module && e.method === method && e.node === node && e.statement === statement)?.reason;
 }
 
+const UNSERIALIZABLE = "outside CONTRACT §1: what stands in for error data that cannot be serialized (§1: only that data is size-bounded)";
+
+// The catch body of errors.ts's boundedErrorData(), and everything in it.
+/** @param {any} path @returns {string | undefined} */
+function unserializableReason(path) {
+  if (!path.isBlockStatement() || !path.parentPath?.isCatchClause() || moduleOf(path) !== "errors.ts") return undefined;
+  return path.getFunctionParent()?.node.id?.name === "boundedErrorData" ? UNSERIALIZABLE : undefined;
+}
+
 /** Functions of protocol.ts whose returned `reason` only words the fault. */
 const REASON_FUNCTIONS = new Set(["classifyLine", "checkToolsResult"]);
 
@@ -186,6 +199,6 @@ function protocolReason(path) {
 export const strykerPlugins = [
   declareValuePlugin(PluginKind.Ignore, "outside-contract", {
     shouldIgnore: (/** @type {any} */ path) =>
-      argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path) ?? lessonRegionReason(path) ?? protocolReason(path),
+      argumentReason(path) ?? objectReason(path) ?? propertyReason(path) ?? metricsReason(path) ?? lessonRegionReason(path) ?? protocolReason(path) ?? unserializableReason(path),
   }),
 ];
