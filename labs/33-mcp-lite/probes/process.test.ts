@@ -6,7 +6,7 @@
 import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, it } from "vitest";
-import { check, HANG_MS, initialize, within } from "../tests/support.ts";
+import { check, HANG_MS, initialize, needs, rejection, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { clientProcessPid } from "../host/client-side.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.ts";
@@ -80,8 +80,17 @@ describe("rubric/process", () => {
     // The server starts a grandchild in its own process group and records its pid.
     const h = start({ scenarios: ["grandchild"] });
     await initialize(h);
+    // First a server that exits on its own, leaving its grandchild running (the seed: killing
+    // the parent alone leaves orphans); then a fresh one, alive when close() runs.
+    await needs("exit", async () => {
+      await rejection(h.client.callTool("exit", { code: 3 }), "callTool(exit)");
+      await initialize(h, "initialize() after the server exited");
+    });
+    const [, leftBehind] = h.pids();
     await within(h.client.close(), "close()", HANG_MS + 2_000);
     const alive = alivePids(h);
+    const orphaned = leftBehind !== undefined && alive.includes(leftBehind);
+    check(!orphaned, pmsg("grandchildAfterExit", { pid: leftBehind }));
     check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
   });
 
