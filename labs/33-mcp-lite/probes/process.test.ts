@@ -77,8 +77,9 @@ describe("rubric/process", () => {
   });
 
   it("leaves no child of the server behind after close()", async () => {
-    // The server starts a grandchild in its own process group and records its pid.
-    const h = start({ scenarios: ["grandchild"] });
+    // The server starts a grandchild in its own process group and records its pid; the
+    // grandchild ignores SIGTERM (only SIGKILL ends it).
+    const h = start({ scenarios: ["stubborn-grandchild"] });
     await initialize(h);
     // First a server that exits on its own, leaving its grandchild running (the seed: killing
     // the parent alone leaves orphans); then a fresh one, alive when close() runs.
