@@ -1,6 +1,7 @@
 // Homework: bounded stderr. The client always drains the server's stderr but keeps only
 // the last maxStderrBytes bytes (counted in bytes, cut on a UTF-8 boundary), says it cut
-// something with `truncated`, and attaches the tail to MCP_PROCESS_EXIT.
+// something with `truncated`, and attaches the tail to MCP_PROCESS_EXIT. Read while the
+// server is mid-character, the tail ends before that unfinished character.
 
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
@@ -28,6 +29,35 @@ const WRITES = [
   { filler: "😀", marker: "tail-eee\n" },
 ];
 
+// Raw stderr writes that end partway into a character (the server is mid-character when the
+// client reads): each must show without its unfinished end, and with it once the rest arrived.
+// One write each, far under the pipe's atomic size, so its ASCII marker and its last bytes reach
+// the client in the same read. `ends`: what the tail ends with then; a marker never repeats.
+const MID_CHARACTER = [
+  { hex: "3c75313e" + "e4b8", ends: "<u1>" }, // 中 = e4 b8 ad: 2 of 3 bytes
+  { hex: "ad" + "3c75323e" + "f09f98", ends: "中<u2>" }, // 😀 = f0 9f 98 80: 3 of 4
+  { hex: "80" + "3c75333e" + "f0", ends: "😀<u3>" }, // 1 of 4
+  { hex: "9f9880" + "3c75343e" + "c3", ends: "😀<u4>" }, // é = c3 a9: 1 of 2
+  { hex: "a9" + "3c75353e" + "e4", ends: "é<u5>" }, // 1 of 3
+  { hex: "b8ad" + "3c75363e" + "f09f", ends: "中<u6>" }, // 2 of 4
+  { hex: "9880" + "3c75373e" + "e4b8ad", ends: "😀<u7>中" }, // whole characters at the end
+  { hex: "3c75383e" + "c3a9", ends: "<u8>é" },
+  { hex: "3c75393e" + "f09f9880", ends: "<u9>😀" },
+];
+
+async function midCharacterSteps(client: McpClient): Promise<void> {
+  for (const [index, { hex, ends }] of MID_CHARACTER.entries()) {
+    const marker = `<u${index + 1}>`;
+    await within(client.callTool("stderr", { hex }), `callTool(stderr ${marker})`);
+    await waitFor(() => client.stderr.text.includes(marker), `${marker} in client.stderr`);
+    const kept = client.stderr.text;
+    const markerHex = Buffer.from(marker).toString("hex");
+    const after = hex.slice(hex.indexOf(markerHex) + markerHex.length).match(/../g) ?? [];
+    const written = `…${marker} ${after.map((byte) => `0x${byte}`).join(" ")}`;
+    check(kept.endsWith(ends) && !kept.includes("\uFFFD"), hw("stderrMidCharacter", { written, expected: JSON.stringify(ends), actual: JSON.stringify(kept.slice(-8)) }));
+  }
+}
+
 describe("homework/bounded-stderr", () => {
   it("keeps a UTF-8 safe tail of at most maxStderrBytes, marks it truncated, and attaches it to MCP_PROCESS_EXIT", async () => {
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000, maxStderrBytes: MAX }));
@@ -47,6 +77,8 @@ describe("homework/bounded-stderr", () => {
       const expected = expectedTail(text);
       check(kept === expected, hw("stderrTail", { expected: `${Buffer.byteLength(expected)} bytes …${expected.slice(-12)}`, actual: `${bytes} bytes …${kept.slice(-12)}` }));
     }
+
+    await midCharacterSteps(h.client);
 
     const last = "致命错误：退出前的最后一句\n";
     const dying = "噪声".repeat(2_000) + "x" + last; // one ASCII byte: the cut lands mid-character

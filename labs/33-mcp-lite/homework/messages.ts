@@ -40,6 +40,10 @@ const catalog = {
     zh: "stderr 应恰好保留最后 maxStderrBytes 个字节里的完整字符（崩溃原因通常在最后）：应为 {expected}，实际是 {actual}",
     en: "stderr should keep exactly the whole characters of the last maxStderrBytes bytes (crash reasons come last): expected {expected}, got {actual}",
   },
+  stderrMidCharacter: {
+    zh: "服务器写到一半的多字节字符不属于 stderr 尾部：已写入 {written} 时 client.stderr.text 应以 {expected} 结尾，实际结尾是 {actual}（末尾不完整的 UTF-8 序列先不解码，等剩下的字节到了再显示；完整的字符要保留）",
+    en: "a multi-byte character the server is still writing is not part of the stderr tail yet: with {written} written, client.stderr.text should end with {expected}, it ends with {actual} (leave an unfinished UTF-8 sequence at the end undecoded until its other bytes arrive; keep whole characters)",
+  },
   exitStderr: {
     zh: "MCP_PROCESS_EXIT 的 error.stderr 应是不超过 {max} 字节、以 {expected} 结尾的尾部，实际是 {actual}",
     en: "error.stderr of MCP_PROCESS_EXIT should be a tail of at most {max} bytes ending with {expected}, got {actual}",

@@ -9,6 +9,7 @@ import { describe, it } from "vitest";
 import { check, expectCode, initialize, needs, PENDING_MAP_TODO, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { GOOD_INITIALIZE, scripted } from "./scripted-server.ts";
+import { escapedErrors } from "./support.ts";
 import { alivePids, start } from "./support-edges.ts";
 
 /** A value of three-byte characters: a cut at any of three consecutive bytes splits one at least twice. */
@@ -199,5 +200,27 @@ describe("rubric/handshake", () => {
     });
     const kept = Buffer.byteLength(JSON.stringify(error.data) ?? "");
     check(kept <= 256 * 1024, pmsg("errorDataUnbounded", { sent, kept }));
+    // An error without data has none on the McpError either (a stand-in would be data the
+    // server never sent).
+    const bare = await needs("remote-error", async () => {
+      const e = await rejection(h.client.callTool("fail", { noData: true }), "callTool(fail) with no error data");
+      expectCode(e, "MCP_ERROR", "callTool(fail)");
+      return e;
+    });
+    check(bare.data === undefined, pmsg("errorDataInvented", { actual: JSON.stringify(bare.data) ?? String(bare.data) }));
+    // Data nested so deep that JSON.stringify overflows the stack (JSON.parse reads it, and it
+    // is far under the line cap): sizing it must not throw out of the client's stdout handler.
+    const depth = 100_000;
+    const escaped = escapedErrors();
+    try {
+      const label = `callTool(fail) with error data nested ${depth} deep`;
+      const actual = await settleWithin(h.client.callTool("fail", { nest: depth }), label).then(
+        (o) => (o.status === "rejected" ? codeOf(o.reason) : "resolved"),
+        (hung: Error) => String(hung?.message ?? hung).split("\n")[0]!,
+      );
+      check(actual === "MCP_ERROR" && escaped.errors.length === 0, pmsg("errorDataDeep", { depth, actual, escaped: String(escaped.errors[0] ?? "-").slice(0, 200) }));
+    } finally {
+      escaped.stop();
+    }
   });
 });

@@ -46,3 +46,11 @@ export function describeOutcome(outcome: Settled<unknown>): string {
   const text = JSON.stringify(outcome.value) ?? "undefined";
   return `resolved ${text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text}`;
 }
+
+// Resolves once the fixture recorded at least `count` pids (a stubborn grandchild records its
+// own once it ignores SIGTERM), or after the server's longest turn. Not a hang detector's wait:
+// nothing of the client's moves while a grandchild starts, so a stillness check would fire.
+export async function pidsRecorded(h: { pids(): number[] }, count: number): Promise<void> {
+  const until = Date.now() + SERVER_TURN_MS;
+  while (Date.now() < until && h.pids().length < count) await pause(10);
+}
