@@ -15,7 +15,7 @@ import { Worker } from "node:worker_threads";
 import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
 import { GONE_PID, PidView } from "./pid-view.ts";
-import { waitForGate } from "./gate-wait.ts";
+import { gateSaysUnbundled, waitForGate } from "./gate-wait.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(here, "..", "..", "..");
@@ -69,8 +69,9 @@ export class HostChannel {
     this.data = new Uint8Array(sab, 8);
     const tsx = pathToFileURL(join(projectRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
     const heap = process.env.LAB_HOST_HEAP_MB ? [`--max-old-space-size=${process.env.LAB_HOST_HEAP_MB}`] : [];
-    // In a grade both files come prebuilt (grader/host-bundle.ts): plain node, no TypeScript loader.
-    const bundled = process.env.LAB_HOST_HARNESS && process.env.LAB_HOST_SUBMISSION;
+    // In a grade both files come prebuilt (grader/host-bundle.ts): plain node, no TypeScript
+    // loader; unless the gate said they could not be built.
+    const bundled = process.env.LAB_HOST_HARNESS && process.env.LAB_HOST_SUBMISSION && !gateSaysUnbundled();
     const command = bundled
       ? [process.execPath, ...heap, process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
       : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
