@@ -17,7 +17,7 @@ import type { LabManifest, Lang } from "./manifest.ts";
 import { importSmoke, startPreflight, type Preflight, type PreflightRun } from "./preflight.ts";
 import { collectRunRecords } from "./run-records.ts";
 import { runVitest } from "./run-vitest.ts";
-import { buildHostBundle, type HostBundle } from "./host-bundle.ts";
+import { buildHostBundle, plannedHostBundle, type HostBundle } from "./host-bundle.ts";
 import { removeTree } from "./safe-fs.mjs";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
 
@@ -40,9 +40,11 @@ async function attempt(options: GradeOptions, started: number, sandboxFailed?: s
     if ("refused" in prepared) return { result: notGraded(plan, prepared.refused) };
     const { folders } = prepared;
     const preflight = startPreflight(plan, folders);
-    // The client host's files (the harness and the bundled submission), built before the run.
-    const hostBundle = await buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
+    // The client host's files (the harness and the bundled submission), built while vitest
+    // starts: no host starts before the gate opens, and the gate waits for them too.
+    const hostBundle = buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
     const run = await runVitest(runOptions(plan, folders, preflight, hostBundle));
+    await hostBundle;
     plan.phases.testsEndMs = Date.now() - started;
     const records = await collectRunRecords(plan, folders, run, await preflight.done);
     if ("refusal" in records) return { result: notGraded(plan, records.refusal), ...(records.setupError ? { setupError: records.setupError } : {}) };
@@ -65,8 +67,11 @@ function notGraded(plan: GradePlan, message: string): GradeResult {
 }
 
 // The test run's options: vitest with the fixed config in the sandbox chosen, gated by the
-// import check and stopped by a failed check.
-function runOptions(plan: GradePlan, folders: GradeFolders, preflight: PreflightRun, hostBundle: HostBundle | undefined) {
+// import check (and the host bundles: built, or failed, when the hosts then load the
+// submission through tsx) and stopped by a failed check.
+function runOptions(plan: GradePlan, folders: GradeFolders, preflight: PreflightRun, built: Promise<HostBundle | undefined>) {
+  const hostBundle = plannedHostBundle(plan.labDir, folders.copy);
+  const gate = Promise.all([preflight.gate, built]).then(([go, bundle]) => (go && hostBundle && !bundle ? "unbundled" : go));
   return {
     root: ROOT,
     cwd: folders.runCwd,
@@ -74,7 +79,7 @@ function runOptions(plan: GradePlan, folders: GradeFolders, preflight: Preflight
     reporters: [join(ROOT, "grader", "child", "progress-reporter.ts")],
     deadlineMs: plan.deadlineMs,
     signal: preflight.stop,
-    gate: preflight.gate,
+    gate,
     sandbox: folders.sandbox,
     hide: plan.hide,
     gradeDir: folders.gradeDir,

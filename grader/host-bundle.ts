@@ -20,14 +20,22 @@ export interface HostBundle {
   submission: string;
 }
 
+// Where the bundles of a grade go, known before they are built (the test run starts while
+// they are built: its gate waits for them); undefined when the lab has no host.
+export function plannedHostBundle(labDir: string, copy: string): HostBundle | undefined {
+  if (!existsSync(join(labDir, "host", "host-main.ts"))) return undefined;
+  const out = join(copy, HOST_BUNDLE_DIR);
+  return { harness: join(out, "harness.mjs"), submission: join(out, "submission.mjs") };
+}
+
 // Bundles the host harness and the submission; undefined when the lab has no host or a
 // bundle cannot be built (a syntax error: the type check reports it, and the hosts then
 // load the submission through tsx and fail as the import would).
 export async function buildHostBundle(labDir: string, copy: string, entry: string): Promise<HostBundle | undefined> {
+  const bundle = plannedHostBundle(labDir, copy);
+  if (!bundle) return undefined;
   const hostMain = join(labDir, "host", "host-main.ts");
-  if (!existsSync(hostMain)) return undefined;
   const out = join(copy, HOST_BUNDLE_DIR);
-  const bundle = { harness: join(out, "harness.mjs"), submission: join(out, "submission.mjs") };
   try {
     mkdirSync(out, { recursive: true });
     const common = { bundle: true, format: "esm" as const, platform: "node" as const, target: "node20", sourcemap: "inline" as const, sourcesContent: false, logLevel: "silent" as const, write: true };

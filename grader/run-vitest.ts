@@ -48,8 +48,9 @@ export interface VitestRunOptions {
   deadlineMs: number;
   /** Aborting it kills the run (the preflight failed). */
   signal?: AbortSignal;
-  /** Resolves true when the tests may load the submission (child/gate.ts), false never to. */
-  gate: Promise<boolean>;
+  /** Resolves true when the tests may load the submission (child/gate.ts), false never to;
+   *  "unbundled" as true, where the client hosts must load it without their bundles. */
+  gate: Promise<boolean | "unbundled">;
   sandbox: SandboxKind;
   hide: string[];
   gradeDir: string;
@@ -78,7 +79,7 @@ export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
   });
   const channel = readChannel(payload.channel, key);
   void options.gate.then((go) => {
-    if (go) payload.stdin.write("go\n");
+    if (go) payload.stdin.write(go === "unbundled" ? "go unbundled\n" : "go\n");
     payload.stdin.end();
   });
   const watch = watchTree(payload.child, options.sandbox);

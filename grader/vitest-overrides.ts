@@ -5,6 +5,7 @@
 // vitest loads is the fixed file grader/vitest.grade.config.ts, which merges the two; it
 // learns the lab and the submission from the environment, so no file is written per grade.
 
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,7 +36,7 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
     cacheDir: env.LAB_GRADE_CACHE_DIR ?? join(here, "..", "node_modules", ".vite-grade"),
     plugins: policy ? [confinePlugin(policy)] : [],
     test: {
-      execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy && !hosted ? ["--import", join(here, "sandbox", "guard.mjs")] : [])],
+      execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy && !hosted ? ["--import", join(here, "sandbox", "guard.mjs")] : []), ...earlyBridge(env, hosted)],
       setupFiles: [join(here, "child", "setup.ts")],
       globalSetup: policy ? [join(here, "child", "gate.ts")] : [],
       pool: "forks",
@@ -60,4 +61,13 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
       env: env.LAB_WORKER_TMPDIR ? { TMPDIR: env.LAB_WORKER_TMPDIR } : {},
     },
   };
+}
+
+// A hosted lab's workers start their bridge thread to the client host as they start
+// (labs/<lab>/host/early-bridge.mjs, where the lab has one): it boots while vitest's runtime
+// loads the test files, and starts no host before the gate opens.
+function earlyBridge(env: NodeJS.ProcessEnv, hosted: boolean): string[] {
+  if (!hosted || !env.LAB_VITEST_CONFIG) return [];
+  const early = join(dirname(env.LAB_VITEST_CONFIG), "host", "early-bridge.mjs");
+  return existsSync(early) ? ["--import", early] : [];
 }

@@ -9,7 +9,9 @@
 // files at once, alongside the import check, and the gate holds the hosts instead: this
 // process writes the verdict ("go" or "stop") to LAB_GATE_FILE, a file of its own scratch
 // folder that no host can reach, and a worker starts its first host only once it reads "go"
-// (labs/<lab>/host/channel.ts, `waitForGate`).
+// (labs/<lab>/host/channel.ts, `waitForGate`). The grader's go says whether the hosts' bundles
+// were built ("go") or could not be ("go unbundled": the hosts load the submission through
+// tsx), and the file says the same.
 
 import { renameSync, writeFileSync } from "node:fs";
 import { hostedRun } from "../hosted-run.ts";
@@ -21,7 +23,7 @@ export default async function gate(): Promise<void> {
   const file = process.env.LAB_GATE_FILE;
   if (file && hostedRun()) {
     void readGo().then((go) => {
-      writeFileSync(`${file}.new`, go ? "go" : "stop");
+      writeFileSync(`${file}.new`, go || "stop");
       renameSync(`${file}.new`, file);
     });
     return;
@@ -29,20 +31,22 @@ export default async function gate(): Promise<void> {
   if (!(await readGo())) throw new Error(STOPPED);
 }
 
-// True once "go" arrives on stdin; false when stdin ends (or fails) without it.
-async function readGo(): Promise<boolean> {
+// The go ("go" or "go unbundled") once it arrives on stdin; undefined when stdin ends (or
+// fails) without it.
+async function readGo(): Promise<string | undefined> {
   let text = "";
   try {
     for await (const chunk of process.stdin) {
       text += String(chunk);
-      if (text.includes("go\n")) {
+      const go = /(?:^|\n)(go(?: unbundled)?)\n/.exec(text)?.[1];
+      if (go) {
         process.stdin.pause();
         process.stdin.unref?.();
-        return true;
+        return go;
       }
     }
   } catch {
     // a stdin that fails is a run that never got its go
   }
-  return false;
+  return undefined;
 }

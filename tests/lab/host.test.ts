@@ -125,6 +125,27 @@ describe("the host channel", () => {
     }
   });
 
+  it("starts its first host through the bridge early-bridge.mjs started, and later ones through bridges of their own", async () => {
+    const entry = submission("early", `export class McpClient { callTool() { return Promise.resolve(process.pid); } }`);
+    await import("../../labs/33-mcp-lite/host/early-bridge.mjs");
+    const early = (globalThis as Record<symbol, unknown>)[Symbol.for("lab.earlyBridge")] as { worker: unknown } | undefined;
+    expect(early?.worker).toBeDefined();
+    const first = new HostChannel(entry);
+    const second = new HostChannel(entry);
+    try {
+      expect((globalThis as Record<symbol, unknown>)[Symbol.for("lab.earlyBridge")]).toBeUndefined();
+      for (const channel of [first, second]) {
+        expect(channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toMatchObject({ ok: true });
+        const outcome = await channel.send({ t: "call", client: 1, op: "callTool", args: packArgs([]) });
+        expect(decodeValue(outcome.value)).toBe(channel.pid);
+      }
+      expect(first.pid).not.toBe(second.pid);
+    } finally {
+      first.stop();
+      second.stop();
+    }
+  });
+
   it("gives up on a host that never answers, within its answer deadline, and stops it", () => {
     const entry = submission("stuck", `export class McpClient { constructor() { for (;;) {} } }`);
     const channel = new HostChannel(entry, { answerMs: 3_000 });

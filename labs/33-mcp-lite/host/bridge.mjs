@@ -6,28 +6,47 @@
 // synchronous reads; everything else (call outcomes, escaped errors, the host's exit) is
 // posted back as a message. The host's own stdout and stderr are the worker's: the
 // submission's console output shows where a test's does, and never mixes with the protocol.
+// A bridge started as its test worker starts (early-bridge.mjs) has no host to start yet: it
+// waits for its first message, {t: "start", command, env, cwd, maxLine}, and only then starts it.
 import { parentPort, workerData } from "node:worker_threads";
 import { startHost } from "./launch.mjs";
 
-/** @type {{ sab: SharedArrayBuffer, command: string[], env: Record<string,string>, cwd: string, maxLine: number }} */
-const { sab, command, env, cwd, maxLine } = workerData;
+/** @typedef {{ command: string[], env: Record<string,string>, cwd: string, maxLine: number }} StartRequest */
+/** @type {{ sab: SharedArrayBuffer } & Partial<StartRequest>} */
+const { sab } = workerData;
 const control = new Int32Array(sab, 0, 2);
 const data = new Uint8Array(sab, 8);
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
 
-// Through the sandbox's launcher where it offers one (the host in namespaces of its own),
-// else a plain child (launch.mjs).
-const host = startHost({ command, env, cwd }, (pid, nsPid, init) => port.postMessage({ t: "pid", pid, nsPid, init }));
-const socket = host.socket;
+/** @type {import("./launch.mjs").Host} */
+let host;
 /** @type {Set<number>} */
 const syncSeqs = new Set();
 // The host's stderr passes through to the worker's; its last bytes are kept to tell an
 // out-of-memory death from another.
 let stderrTail = "";
-host.stderr.on("data", (/** @type {Buffer} */ chunk) => {
-  process.stderr.write(chunk);
-  stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4096);
-});
+let stderrEnded = false;
+let ended = false;
+/** @type {{ code: number | null, signal: string | null, oom: boolean } | undefined} */
+let exit;
+
+if (workerData.command) start(/** @type {StartRequest} */ (workerData));
+else port.once("message", (/** @type {StartRequest} */ request) => start(request));
+
+/** @param {StartRequest} request */
+function start({ command, env, cwd, maxLine }) {
+  // Through the sandbox's launcher where it offers one (the host in namespaces of its own),
+  // else a plain child (launch.mjs).
+  host = startHost({ command, env, cwd }, (pid, nsPid, init) => port.postMessage({ t: "pid", pid, nsPid, init }));
+  host.stderr.on("data", (/** @type {Buffer} */ chunk) => {
+    process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4096);
+  });
+  readHost(maxLine);
+  host.stderr.on("end", () => (stderrEnded = true));
+  host.onExit((code, signal) => void onHostExit(code, signal));
+  port.on("message", onRequest);
+}
 
 // Answers the main thread's one outstanding synchronous request.
 function answer(/** @type {string} */ line) {
@@ -39,41 +58,41 @@ function answer(/** @type {string} */ line) {
   Atomics.notify(control, 0);
 }
 
-let buffer = "";
-let ended = false;
-socket.setEncoding("utf8");
-socket.on("data", (chunk) => {
-  buffer += chunk;
-  if (buffer.length > maxLine && buffer.indexOf("\n") === -1) {
-    buffer = "";
-    port.postMessage({ t: "fault", message: `the client's host sent a line over ${maxLine} bytes` });
-    host.kill();
-    return;
-  }
-  let newline;
-  while ((newline = buffer.indexOf("\n")) !== -1) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
-    let message;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      port.postMessage({ t: "fault", message: "the client's host sent a line that is not JSON" });
-      continue;
+// The host's lines: the answer the main thread waits for goes through the shared buffer,
+// everything else is posted.
+function readHost(/** @type {number} */ maxLine) {
+  const socket = host.socket;
+  let buffer = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk) => {
+    buffer += chunk;
+    if (buffer.length > maxLine && buffer.indexOf("\n") === -1) {
+      buffer = "";
+      port.postMessage({ t: "fault", message: `the client's host sent a line over ${maxLine} bytes` });
+      host.kill();
+      return;
     }
-    if (message?.t === "reply" && syncSeqs.has(message.seq)) {
-      syncSeqs.delete(message.seq);
-      answer(line);
-    } else port.postMessage(message);
-  }
-});
-socket.on("error", () => {});
+    let newline;
+    while ((newline = buffer.indexOf("\n")) !== -1) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        port.postMessage({ t: "fault", message: "the client's host sent a line that is not JSON" });
+        continue;
+      }
+      if (message?.t === "reply" && syncSeqs.has(message.seq)) {
+        syncSeqs.delete(message.seq);
+        answer(line);
+      } else port.postMessage(message);
+    }
+  });
+  socket.on("error", () => {});
+}
 
-/** @type {{ code: number | null, signal: string | null, oom: boolean } | undefined} */
-let exit;
-let stderrEnded = false;
-host.stderr.on("end", () => (stderrEnded = true));
-host.onExit(async (code, signal) => {
+async function onHostExit(/** @type {number | null} */ code, /** @type {string | null} */ signal) {
   // V8's last words ("heap out of memory") may still be in the pipe: read to its end, which
   // comes with the process's death unless something it started holds it open (then 1 s).
   if (!stderrEnded) {
@@ -92,9 +111,9 @@ host.onExit(async (code, signal) => {
     syncSeqs.clear();
     answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
   }
-});
+}
 
-port.on("message", (/** @type {any} */ message) => {
+function onRequest(/** @type {any} */ message) {
   if (message.t === "stop") {
     host.kill();
     return;
@@ -113,4 +132,4 @@ port.on("message", (/** @type {any} */ message) => {
     else port.postMessage({ t: "settled", seq: each.seq, ok: false, gone: true, exit });
   }
   if (!ended) host.write(`${JSON.stringify(message)}\n`);
-});
+}

@@ -15,7 +15,7 @@ import { Worker } from "node:worker_threads";
 import { msg } from "../tests/messages.ts";
 import { decodeValue, errorFields, MAX_HOST_LINE_BYTES, type EncodedError } from "./wire.ts";
 import { GONE_PID, PidView } from "./pid-view.ts";
-import { waitForGate } from "./gate-wait.ts";
+import { gateSaysUnbundled, waitForGate } from "./gate-wait.ts";
 import { realSetTimeout, untracked } from "../tests/observers.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -69,27 +69,22 @@ export class HostChannel {
 
   constructor(entry: string, options: { answerMs?: number } = {}) {
     this.answerMs = options.answerMs ?? HOST_ANSWER_MS;
-    const sab = new SharedArrayBuffer(8 + SAB_BYTES);
+    // The bridge this worker started as it started (early-bridge.mjs), for its first host: it
+    // gets the same start as a bridge started now.
+    const early = takeEarlyBridge();
+    const sab = early?.sab ?? new SharedArrayBuffer(8 + SAB_BYTES);
     this.control = new Int32Array(sab, 0, 2);
     this.data = new Uint8Array(sab, 8);
-    const tsx = pathToFileURL(join(projectRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
-    const heap = process.env.LAB_HOST_HEAP_MB ? [`--max-old-space-size=${process.env.LAB_HOST_HEAP_MB}`] : [];
-    // In a grade both files come prebuilt (grader/host-bundle.ts): plain node, no TypeScript loader.
-    const bundled = process.env.LAB_HOST_HARNESS && process.env.LAB_HOST_SUBMISSION;
-    const command = bundled
-      ? [process.execPath, ...heap, process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
-      : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
-    const env: Record<string, string> = {};
-    // (Nor the sandbox's launcher: its socket and token are the workers' alone.)
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && !key.startsWith("LAB_HOST_LAUNCHER") && key !== "NODE_OPTIONS" && key !== "LAB_GATE_FILE") env[key] = value;
-    env.LAB_IN_HOST = "1";
-    // In the host every resolution must stay inside the submission's copy (nothing of the
-    // harness loads after the submission does).
-    if (env.LAB_CONFINE) env.LAB_CONFINE_STRICT = "1";
-    this.worker = new Worker(join(here, "bridge.mjs"), { workerData: { sab, command, env, cwd: process.cwd(), maxLine: MAX_HOST_LINE_BYTES } });
+    const start = hostStart(entry);
+    if (early) {
+      this.worker = early.worker;
+      this.worker.postMessage({ t: "start", ...start });
+    } else this.worker = new Worker(join(here, "bridge.mjs"), { workerData: { sab, ...start } });
     this.worker.unref();
     this.worker.on("message", (message) => this.onMessage(message));
     this.worker.on("error", (error) => this.fail(`the bridge to the client's host failed: ${error.message}`));
+    const failed = early?.failed();
+    if (failed) this.fail(`the bridge to the client's host failed: ${failed.message}`);
   }
 
   private onMessage(message: any): void {
@@ -257,7 +252,37 @@ function endedMessage(exit: { code?: unknown; signal?: unknown; oom?: unknown })
   return msg("hostEnded", { code: exit.code ?? null, signal: exit.signal ?? null, oom });
 }
 
+// What the bridge starts: the host's command, environment and folder.
+function hostStart(entry: string) {
+  const tsx = pathToFileURL(join(projectRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
+  const heap = process.env.LAB_HOST_HEAP_MB ? [`--max-old-space-size=${process.env.LAB_HOST_HEAP_MB}`] : [];
+  // In a grade both files come prebuilt (grader/host-bundle.ts): plain node, no TypeScript
+  // loader; unless the gate said they could not be built.
+  const bundled = process.env.LAB_HOST_HARNESS && process.env.LAB_HOST_SUBMISSION && !gateSaysUnbundled();
+  const command = bundled
+    ? [process.execPath, ...heap, process.env.LAB_HOST_HARNESS!, process.env.LAB_HOST_SUBMISSION!]
+    : [process.execPath, ...heap, "--import", tsx, join(here, "host-main.ts"), entry];
+  const env: Record<string, string> = {};
+  // (Nor the sandbox's launcher: its socket and token are the workers' alone.)
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("VITEST") && !key.startsWith("LAB_HOST_LAUNCHER") && key !== "NODE_OPTIONS" && key !== "LAB_GATE_FILE") env[key] = value;
+  env.LAB_IN_HOST = "1";
+  // In the host every resolution must stay inside the submission's copy (nothing of the
+  // harness loads after the submission does).
+  if (env.LAB_CONFINE) env.LAB_CONFINE_STRICT = "1";
+  return { command, env, cwd: process.cwd(), maxLine: MAX_HOST_LINE_BYTES };
+}
+
 let current: HostChannel | undefined;
+
+type EarlyBridge = { worker: Worker; sab: SharedArrayBuffer; failed(): Error | undefined };
+const EARLY = Symbol.for("lab.earlyBridge");
+
+// The bridge early-bridge.mjs started in this worker, for its first host only.
+function takeEarlyBridge(): EarlyBridge | undefined {
+  const early = (globalThis as Record<symbol, unknown>)[EARLY] as EarlyBridge | undefined;
+  delete (globalThis as Record<symbol, unknown>)[EARLY];
+  return early && early.sab.byteLength === 8 + SAB_BYTES ? early : undefined;
+}
 
 /** This worker's host, started when first needed and again after it ended. */
 export function hostChannel(): HostChannel {
