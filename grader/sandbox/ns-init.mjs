@@ -16,7 +16,7 @@
 // mount namespaces of its own (host-launcher.mjs); the hosts die with the payload at the latest.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, readdirSync, readFileSync, readSync, writeSync } from "node:fs";
+import { chmodSync, chownSync, readdirSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
 import { readRecordFile } from "../safe-fs.mjs";
 import { LAUNCHER_ENV, LAUNCHER_TOKEN_ENV, startLauncher } from "./host-launcher.mjs";
 import { CHROOT, confinedArgs, HOST_ROOT, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
@@ -129,6 +129,20 @@ const commandOf = (/** @type {number} */ pid) => {
 // code itself (config.childWorkers). In the import check it does: a helper the submission
 // starts there is the payload's child until the payload exits, and must be reported.
 const workers = new Set();
+// The tooling's own helper processes: tsx's esbuild service in the import check, started by
+// the payload, ends once the payload's pipe to it closes, a moment after the payload exits.
+// Known by its program, a binary of the project's node_modules (mounted read-only: nothing of
+// the submission's can be there); a submission that starts it too gains nothing, since it
+// ends with its pipe as well, and one still running after its grace is reported like any other.
+const TOOLING_EXE = /\/node_modules\/(?:@esbuild\/[^/]+\/bin\/esbuild|esbuild\/bin\/esbuild)$/;
+const TOOLING_GRACE_MS = 5_000;
+const isTooling = (/** @type {number} */ pid) => {
+  try {
+    return TOOLING_EXE.test(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return false;
+  }
+};
 const watch = () => {
   if (config.childWorkers === false) return;
   for (const p of processes()) if (p.ppid === child.pid) workers.add(p.pid);
@@ -150,9 +164,15 @@ child.on("exit", async (code, signal) => {
   if (launcher) await Promise.race([launcher.killAll(), new Promise((r) => setTimeout(r, 2_000))]);
   launcher?.server.close();
   const live = () => processes().filter((p) => p.state !== "Z" && p.state !== "X");
-  // Give the workers a moment to finish exiting; anything else is reported at once.
-  const alive = live().filter((p) => !workers.has(p.pid)).map((p) => ({ pid: p.pid, command: commandOf(p.pid) }));
+  // Give the workers a moment to finish exiting, and the tooling's own helpers (below) up to
+  // TOOLING_GRACE_MS; anything else is reported at once, a helper still running after its grace too.
+  const now = live().filter((p) => !workers.has(p.pid));
+  const tooling = new Set(now.filter((p) => isTooling(p.pid)).map((p) => p.pid));
+  const alive = now.filter((p) => !tooling.has(p.pid)).map((p) => ({ pid: p.pid, command: commandOf(p.pid) }));
   for (let i = 0; i < 50 && live().some((p) => workers.has(p.pid)); i += 1) await new Promise((r) => setTimeout(r, 10));
+  const until = Date.now() + TOOLING_GRACE_MS;
+  while (Date.now() < until && live().some((p) => tooling.has(p.pid))) await new Promise((r) => setTimeout(r, 10));
+  for (const p of live()) if (tooling.has(p.pid)) alive.push({ pid: p.pid, command: commandOf(p.pid) });
   report({ exit: { code, signal }, alive, records: scratchRecords() });
   process.exit(0);
 });

@@ -20,12 +20,19 @@ const work = mkdtempSync(join(tmpdir(), "lab-sandbox-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const support = sandboxSupport();
 
+// The project's esbuild binary (what tsx starts as its transform service).
+const ESBUILD = join(ROOT, "node_modules", "@esbuild", `${process.platform}-${process.arch}`, "bin", "esbuild");
+const ESBUILD_VERSION = (JSON.parse(readFileSync(join(ROOT, "node_modules", "esbuild", "package.json"), "utf8")) as { version: string }).version;
+
 // What the payload reports about its world, as one JSON line on fd 3.
 const PROBE = String.raw`
 const fs = require("node:fs");
 const net = require("node:net");
 const { spawn } = require("node:child_process");
-const [root, solution, hostMarker, scratch] = process.argv.slice(1);
+const [root, solution, hostMarker, scratch, esbuild, esbuildVersion] = process.argv.slice(1);
+// The tooling's helper as tsx starts it (its transform service), still running when the payload
+// exits: its input, here, stays open a second longer.
+spawn("/bin/sh", ["-c", 'sleep 1 | "$0" --service="$1" --ping >/dev/null', esbuild, esbuildVersion], { stdio: "ignore" });
 const tryWrite = (file) => { try { fs.writeFileSync(file, "x"); return "written"; } catch (e) { return e.code; } };
 spawn("/bin/sh", ["-c", "cd / && exec sleep 3133 &"], { detached: true, env: {}, stdio: "ignore" }).unref();
 const socket = net.connect({ host: "1.1.1.1", port: 80 });
@@ -65,7 +72,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
     const hide = await hiddenPaths();
     expect(hide).toContain(solution);
     const payload = startPayload({
-      command: [process.execPath, "-e", PROBE, ROOT, solution, hostMarker, scratch],
+      command: [process.execPath, "-e", PROBE, ROOT, solution, hostMarker, scratch, ESBUILD, ESBUILD_VERSION],
       cwd: scratch,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       input: "",
@@ -75,6 +82,8 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
       gradeDir,
       scratch,
       cpuSeconds: 20,
+      // (As in the import check: the payload's children are not vitest's workers.)
+      childWorkers: false,
     });
     payload.stdin.end();
     let text = "";
@@ -91,6 +100,8 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
     expect(seen.capabilities).toEqual(["0000000000000000", "0000000000000000"]);
     // ns-init saw the daemon alive when the payload exited; the namespace took it down.
     expect(report?.alive?.map((p) => p.command)).toContain("sleep 3133");
+    // The esbuild service, given its moment to end, is not reported.
+    expect(report?.alive?.filter((p) => p.command.startsWith(`${ESBUILD} `))).toEqual([]);
     const alive = listProcs().filter((p) => isLive(p) && commandLine(p.pid).includes("sleep 3133"));
     expect(alive).toEqual([]);
   });
