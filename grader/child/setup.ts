@@ -10,6 +10,9 @@ import { commandLine, descendants, killAndWait, listProcs } from "../procs.ts";
 // The client hosts this worker started (labs/<lab>/host/channel.ts): the submission's code runs
 // in them, so they are not strays; what they start is.
 const hostPids = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
+// Hosts whose pid has not come back from their bridge yet (the lab's host/channel.ts).
+const hostsStarting = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostsStarting")] ??= new Set<Promise<void>>()) as Set<Promise<void>>;
+const HOST_PID_WAIT_MS = 10_000;
 
 // Homework tests are bonus: they get a tighter safety net than the graded tests, so a
 // hanging bonus test cannot dominate the time a learner waits for the verdict.
@@ -69,6 +72,12 @@ beforeEach((ctx) => {
   // Registered before the test body registers its own cleanup, so (hooks run as a stack)
   // this runs last: after the harness closed the client and killed what the fixture recorded.
   ctx.onTestFinished(async () => {
+    // A host started in this test is known by its pid once the bridge has said it (bounded).
+    if (hostsStarting.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.all(hostsStarting), new Promise((resolve) => (timer = setTimeout(resolve, HOST_PID_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     const strays = tree().filter((p) => !before.has(p.pid) && !hostPids.has(p.pid));
     if (strays.length > 0) {
       const records = strays.map((p) => ({ test: name, pid: p.pid, command: commandLine(p.pid) }));

@@ -26,6 +26,9 @@ const SAB_BYTES = 16 * 1024 * 1024;
 
 /** Pids of the host processes this worker started (the grader's stray check skips them). */
 export const HOST_PIDS: Set<number> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
+/** Hosts started whose pid has not come back yet: the stray check waits for these first, so a
+ *  host started late in a test is never taken for a process of the submission's. */
+const HOSTS_STARTING: Set<Promise<void>> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostsStarting")] ??= new Set<Promise<void>>()) as Set<Promise<void>>;
 
 export class HostError extends Error {
   constructor(message: string) {
@@ -59,6 +62,8 @@ export class HostChannel {
   exit: { code: number | null; signal: string | null } | undefined;
   /** Called once when the host ends, for whatever reason. */
   private readonly onEnd: Array<() => void> = [];
+  /** Settles HOSTS_STARTING's entry for this host (its pid known, or the host gone). */
+  private pidKnown: () => void = () => {};
   /** Functions handed to the host as stand-ins ({ $fn: id }). */
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
@@ -69,6 +74,9 @@ export class HostChannel {
 
   constructor(entry: string, options: { answerMs?: number } = {}) {
     this.answerMs = options.answerMs ?? HOST_ANSWER_MS;
+    const starting = new Promise<void>((resolve) => (this.pidKnown = resolve));
+    HOSTS_STARTING.add(starting);
+    void starting.then(() => HOSTS_STARTING.delete(starting));
     // The bridge this worker started as it started (early-bridge.mjs), for its first host: it
     // gets the same start as a bridge started now.
     const early = takeEarlyBridge();
@@ -95,6 +103,7 @@ export class HostChannel {
       this.view = new PidView(message.pid, this.nsPid!, message.init);
       HOST_PIDS.add(message.pid);
       if (message.init !== undefined) HOST_PIDS.add(message.init);
+      this.pidKnown();
     } else if (message.t === "settled" || message.t === "reply" || message.t === "callback" || message.t === "escaped") {
       this.received += 1;
       this.deliver(message);
@@ -133,6 +142,7 @@ export class HostChannel {
     for (const [, settle] of this.waiting) settle({ ok: false, gone: true, error: { mcp: false, message: why } });
     this.waiting.clear();
     for (const end of this.onEnd.splice(0)) end();
+    this.pidKnown();
   }
 
   /**
