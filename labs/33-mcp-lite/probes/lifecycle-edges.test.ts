@@ -103,8 +103,12 @@ describe("rubric/lifecycle", () => {
     await waitFor(() => outcome !== undefined, "the pending call ending once close() was called").catch(() => {});
     const early = outcome !== undefined;
     for (const pid of h.pids()) killServer(pid);
-    await within(closing, "close()", 10_000);
-    await held;
+    // (A call still pending is this test's finding already: close() and the call are left to
+    // the harness's bounded cleanup, not waited for here.)
+    if (early) {
+      await within(closing, "close()", 10_000);
+      await held;
+    }
     const ok = early && outcome?.status === "rejected" && outcome.reason?.code === "CLIENT_CLOSED";
     check(ok, pmsg("closeRejectsLate", { actual: early ? describeOutcome(outcome!) : "still pending" }));
   });
