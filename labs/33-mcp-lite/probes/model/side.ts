@@ -97,30 +97,6 @@ export class SpawnMissing extends SideStep {
   }
 }
 
-// Closes twice at once; each close() must resolve, and only once the server is gone.
-export class StubbornClose extends SideStep {
-  override get escapeDimension(): Dimension {
-    return "rubric/process";
-  }
-  async side(): Promise<void> {
-    await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      const init = await initialized(side, "initialize()");
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
-      const alive = () => side.ws.pids().filter(isAlive);
-      const closing = [1, 2].map(() => settled(Promise.resolve().then(() => side.client.close()).then(() => alive())));
-      for (const [i, close] of closing.entries()) {
-        const outcome = await settle(close, `close() #${i + 1}`);
-        expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `close() #${i + 1}`);
-        const left = outcome.status === "fulfilled" ? (outcome.value as number[]) : [];
-        expectThat(left.length === 0, "rubric/process", "alive", { step: `close() #${i + 1} resolved`, pids: left.join(", ") });
-      }
-    });
-  }
-  toString(): string {
-    return "a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): initialize(), then close() twice at once";
-  }
-}
-
 // A protocol fault began stopping a server that ignores SIGTERM; close() must wait for the
 // SIGKILL that the client's own closeTimeoutMs decides.
 export class FaultThenClose extends SideStep {
