@@ -1,9 +1,9 @@
 // The model's operations on a client of their own, for sentences the run's client cannot
-// show without losing its server: an executable that does not exist, a server that ignores
-// SIGTERM (closed twice at once), close() right after a protocol fault, a handshake that
-// times out, a line that never ends, an unsupported protocol version, a line that is not JSON. Each starts its fixture,
-// checks the contract, and closes its client, pass or fail; a violation carries its own
-// wire trace.
+// show without losing its server: an executable that does not exist, close() right after a
+// protocol fault on a server that ignores SIGTERM, a handshake that times out, a line that
+// never ends, an unsupported protocol version, a line that is not JSON (more in
+// side-close.ts). Each starts its fixture, checks the contract, and closes its client, pass
+// or fail; a violation carries its own wire trace.
 
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
