@@ -1,9 +1,9 @@
 // The model's operations on a client of their own, for sentences the run's client cannot
-// show without losing its server: an executable that does not exist, a server that ignores
-// SIGTERM (closed twice at once), close() right after a protocol fault, a handshake that
-// times out, a line that never ends, an unsupported protocol version, a line that is not JSON. Each starts its fixture,
-// checks the contract, and closes its client, pass or fail; a violation carries its own
-// wire trace.
+// show without losing its server: an executable that does not exist, close() right after a
+// protocol fault on a server that ignores SIGTERM, a handshake that times out, a line that
+// never ends, an unsupported protocol version, a line that is not JSON (more in
+// side-close.ts). Each starts its fixture, checks the contract, and closes its client, pass
+// or fail; a violation carries its own wire trace.
 
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
@@ -94,30 +94,6 @@ export class SpawnMissing extends SideStep {
   }
   toString(): string {
     return 'new McpClient({ executable: "<dir>/no-such-server" }).initialize()';
-  }
-}
-
-// Closes twice at once; each close() must resolve, and only once the server is gone.
-export class StubbornClose extends SideStep {
-  override get escapeDimension(): Dimension {
-    return "rubric/process";
-  }
-  async side(): Promise<void> {
-    await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      const init = await initialized(side, "initialize()");
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
-      const alive = () => side.ws.pids().filter(isAlive);
-      const closing = [1, 2].map(() => settled(Promise.resolve().then(() => side.client.close()).then(() => alive())));
-      for (const [i, close] of closing.entries()) {
-        const outcome = await settle(close, `close() #${i + 1}`);
-        expectOutcome(outcome.status === "fulfilled" ? { status: "fulfilled", value: undefined } : outcome, { value: undefined }, "rubric/process", `close() #${i + 1}`);
-        const left = outcome.status === "fulfilled" ? (outcome.value as number[]) : [];
-        expectThat(left.length === 0, "rubric/process", "alive", { step: `close() #${i + 1} resolved`, pids: left.join(", ") });
-      }
-    });
-  }
-  toString(): string {
-    return "a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): initialize(), then close() twice at once";
   }
 }
 
