@@ -30,8 +30,8 @@ describe("rubric/process", () => {
     await initialize(h);
     let closed = false;
     const closing = settleWithin(Promise.resolve().then(() => h.client.close()), "close()").finally(() => (closed = true));
-    await waitFor(() => closed || handledSignals(h.ws) > 0, "the server handling SIGTERM, or close() resolving");
-    const heard = handledSignals(h.ws) > 0;
+    let heard = false;
+    await waitFor(() => (heard = handledSignals(h.ws) > 0) || closed, "the server handling SIGTERM, or close() resolving");
     if (heard) for (const pid of h.pids()) killServer(pid);
     await closing;
     check(heard, pmsg("noSigterm"));
