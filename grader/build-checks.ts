@@ -28,7 +28,13 @@ function gradedCheck(def: CheckDef, run: RunTests, input: BuildInput): CheckResu
   const mine = run.tests.filter((x) => describes.includes(x.describe));
   const ownFiles = new Set(mine.map((x) => x.file));
   if (!run.complete) mine.push(...neverStarted(def, input));
-  return testCheck(def, mine, input.lang, run.runError ?? fileErrorFor(def, input.manifest, run.fileErrors, ownFiles));
+  const broken = fileErrorFor(def, input.manifest, run.fileErrors, ownFiles);
+  // A probe file that could not run at all held tests of any rubric check: what did run is
+  // not the whole check, so it is never a pass (nor a fail the missing tests might change).
+  if (def.kind === "rubric" && broken && !run.runError && mine.length > 0) {
+    return checkResult(def, input.lang, "error", t("testsMissing", input.lang, { why: broken }), mine.map((x) => x.outcome), { advise: false });
+  }
+  return testCheck(def, mine, input.lang, run.runError ?? broken);
 }
 
 // Homework: every homework/... describe found, as bonus checks.

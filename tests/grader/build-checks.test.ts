@@ -62,6 +62,25 @@ describe("grader/results: check building", () => {
     expect(lifecycle.message).toContain("probes/lifecycle-stress.test.ts");
   });
 
+  it("makes every rubric check an error, never a pass, when a probe file could not run at all", () => {
+    // id-matching.test.ts ran and passed; model.test.ts (tests of every rubric check) failed to load.
+    const assertion = (title: string) => ({ ancestorTitles: ["rubric/id-matching"], title, fullName: title, status: "passed" as const, failureMessages: [] });
+    const json: VitestJson = {
+      numTotalTests: 4,
+      success: false,
+      testResults: [
+        { name: file("probes/id-matching.test.ts"), status: "passed", message: "", assertionResults: ID_TESTS.map(assertion) },
+        { name: file("probes/model.test.ts"), status: "failed", message: "Error: Cannot find package 'fast-check'", assertionResults: [] },
+      ],
+    };
+    const { checks } = buildChecks(input({ json, run: { ...input({}).run, code: 1, signal: null, timedOut: false } }));
+    const id = checks.find((c) => c.id === "rubric/id-matching")!;
+    expect(id.status).toBe("error");
+    expect(id.score).toBe(0);
+    expect(id.message).toContain("probes/model.test.ts could not run: Error: Cannot find package 'fast-check'");
+    expect(checks.find((c) => c.id === "evidence/happy-path")!.status).not.toBe("pass");
+  });
+
   it("lists the tests that passed inside a check that failed", () => {
     const assertion = (title: string, status: "passed" | "failed") => ({
       ancestorTitles: ["rubric/id-matching"], title, fullName: title, status, failureMessages: status === "failed" ? ["Error: needs TODO(timeout) first: hung"] : [],
