@@ -162,6 +162,10 @@ export class Stderr extends Step {
 // (which settles nothing); then a remote error with 300 kB of data, which McpError.data
 // must not keep whole.
 export class Defaults extends Step {
+  // What this client meets is the protocol's (answer lines, error answers and their data).
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
   async run(_m: Model, r: Real): Promise<void> {
     const step = this.toString();
     const ws = createFixtureWorkspace("lab33-model-defaults-");
@@ -188,7 +192,7 @@ export class Defaults extends Step {
     void r;
   }
   toString(): string {
-    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), close()';
+    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), callTool("fail", { noData: true }), callTool("fail", { nest: 100000 }), close()';
   }
 }
 
@@ -210,7 +214,18 @@ async function errorData(client: { callTool(name: string, args: Record<string, u
   }
   const kept = Buffer.byteLength(JSON.stringify(failed.status === "rejected" ? failed.reason?.data : undefined) ?? "");
   expectThat(kept <= ERROR_DATA.kept, "rubric/handshake", "errorData", { step: label, sent: ERROR_DATA.sent, kept });
+  // An error the server sent without data has none on its McpError (nothing invented) ...
+  const bare = `${step}: callTool("fail", { noData: true })`;
+  const none = await settle(settled(client.callTool("fail", { noData: true })), bare);
+  expectOutcome(none, { code: "MCP_ERROR" }, "rubric/handshake", bare);
+  expectThat(none.status === "rejected" && none.reason?.data === undefined, "rubric/handshake", "outcome", { step: `${bare}: McpError.data`, expected: "undefined", actual: JSON.stringify(none.status === "rejected" ? none.reason?.data : undefined) });
+  // ... and data nested deeper than JSON.stringify can go (JSON.parse reads it) still rejects MCP_ERROR.
+  const deep = `${step}: callTool("fail", { nest: ${ERROR_NEST} })`;
+  expectOutcome(await settle(settled(client.callTool("fail", { nest: ERROR_NEST })), deep), { code: "MCP_ERROR" }, "rubric/handshake", deep);
 }
+
+/** How deep the nested error data goes: past JSON.stringify's stack, not JSON.parse's. */
+const ERROR_NEST = 100_000;
 
 /** Options the constructor must refuse, each next to otherwise good ones. */
 const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
