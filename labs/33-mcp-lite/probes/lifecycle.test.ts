@@ -5,7 +5,7 @@
 
 import { describe, it } from "vitest";
 import { msg } from "../tests/messages.ts";
-import { abortListeners, check, expectCode, HANG_MS, initialize, needs, PENDING_MAP_TODO, received, rejection, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
+import { abortListeners, check, expectCode, HANG_MS, initialize, needs, PENDING_MAP_TODO, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { expectClean, expectNoClientTimers, start } from "./support.ts";
@@ -87,16 +87,7 @@ describe("rubric/lifecycle", () => {
     // Which code the call rejects with is the client's choice; that it ends, cleanly, is not.
     resetSpawnCalls();
     const h = start({ scenarios: ["stdin-close"] });
-    // A call made the moment initialize() resolves, before the client can have heard that the
-    // pipe broke: its own write is accepted and fails later, so only that failure can end it
-    // (its deadline is a minute away).
-    let early: Promise<unknown> = Promise.resolve();
-    const init = Promise.resolve().then(() => h.client.initialize()).then((result) => {
-      early = h.client.callTool("echo", { value: "written as the pipe broke" }, { timeoutMs: 60_000 });
-      early.catch(() => {});
-      return result;
-    });
-    await startupWithin(h, init, "initialize()");
+    await initialize(h);
     // The server can close the client's pipe only if nothing else holds it: a shell between
     // the two keeps it open and no write ever fails.
     await needs("process", async () => {
@@ -109,9 +100,6 @@ describe("rubric/lifecycle", () => {
     check(outcome.status === "rejected", pmsg("writeFailureResolved", { actual: outcome.status === "fulfilled" ? outcome.value : undefined }));
     // Any code of the contract's union will do, but an McpError it must be.
     check(MCP_ERROR_CODES.includes(outcome.reason?.code), pmsg("writeFailureCode", { actual: outcome.reason?.code ?? String(outcome.reason) }));
-    const first = await settleWithin(early, "callTool(echo) made as initialize() resolved, its write failing later");
-    check(first.status === "rejected", pmsg("writeFailureResolved", { actual: first.status === "fulfilled" ? first.value : undefined }));
-    check(MCP_ERROR_CODES.includes(first.reason?.code), pmsg("writeFailureCode", { actual: first.reason?.code ?? String(first.reason) }));
     check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "a failed write", count: h.client.pendingCount }));
     check(abortListeners(signal.signal) === 0, pmsg("listenersLeft", { when: "a failed write", count: abortListeners(signal.signal) }));
     // A client may keep a timer of its own for a while after a write error (to tell a dying
@@ -119,5 +107,16 @@ describe("rubric/lifecycle", () => {
     // gone by then too.
     await within(h.client.close(), "close()", HANG_MS + 2_000);
     expectNoClientTimers(h, "a failed write and close()");
+
+    // A write the pipe fails only after accepting it: this server closes its stdin as it
+    // answers, so the next call is the first write to meet EPIPE, and its failure is reported
+    // later. Only that failure can end the call (its deadline is a minute away).
+    const g = start();
+    await initialize(g);
+    await within(g.client.callTool("echo", { value: "last one read", closeStdin: true }), "callTool(echo) that closes the server's stdin");
+    const late = await settleWithin(g.client.callTool("echo", { value: "into a pipe just closed" }, { timeoutMs: 60_000 }), "callTool(echo), the first write after the server closed its stdin");
+    check(late.status === "rejected", pmsg("writeFailureResolved", { actual: late.status === "fulfilled" ? late.value : undefined }));
+    check(MCP_ERROR_CODES.includes(late.reason?.code), pmsg("writeFailureCode", { actual: late.reason?.code ?? String(late.reason) }));
+    check(g.client.pendingCount === 0, pmsg("pendingLeft", { when: "a write failed after it was accepted", count: g.client.pendingCount }));
   });
 });
