@@ -16,6 +16,8 @@
 // - a `phase` argument or property, and in an error's details object (the last argument of
 //   `new McpError` / `errorWithContext`, or what `exitDetails` returns) every property §1
 //   does not name (and such an object as a whole when it holds nothing else);
+// - in mcp-client.ts, the method name given to `this.assertOpen(method)` and
+//   `this.beginCall(method, …)`: it only words the error they throw and fills its `method`;
 // - a statement that only updates the client's metrics counters (`counters.x += 1`,
 //   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics;
 // - in protocol.ts, the `reason` property of what classifyLine() and checkToolsResult() return
@@ -63,6 +65,10 @@ const LESSON_REGION = [
     module: "pending.ts", method: "rejectAll", node: "count += 1", statement: "if (record && this.settle(id, { ok: false, error: makeError(record) })) count += 1;",
     reason: `${EQUIVALENT}: rejectAll()'s count is read by no caller of the client`,
   },
+  ...["info.signal", "`signal ${info.signal}`", "`code ${info.exitCode}`"].map((node) => ({
+    module: "mcp-client.ts", method: "onExit", node, statement: "const how = info.signal ? `signal ${info.signal}` : `code ${info.exitCode}`;",
+    reason: `${MESSAGE}: \`how\` only words the MCP_PROCESS_EXIT message (its exitCode and signal fields are set apart)`,
+  })),
 ];
 
 /** The McpError fields CONTRACT §1 names (besides code, which is never in a details object). */
@@ -72,6 +78,9 @@ const CONTRACT_FIELDS = new Set(["cause", "remoteCode", "data", "exitCode", "sig
 const MESSAGE_ARGS = { McpError: [1], errorWithContext: [1], throwInvalid: [0], Error: [0], check: [1, 2, 3], integerOption: [0] };
 /** Arguments that carry only a phase, by callee name. @type {Record<string, number[]>} */
 const PHASE_ARGS = { throwInvalid: [1], check: [4], integerOption: [4] };
+/** mcp-client.ts: `this.<method>(…)` arguments that only name the call in an error's message
+ *  and context (assertOpen and beginCall pass it to clientClosed, notInitialized, …). @type {Record<string, number[]>} */
+const METHOD_NAME_ARGS = { assertOpen: [0], beginCall: [0] };
 /** The details argument of an error, by callee name. @type {Record<string, number>} */
 const DETAILS_ARG = { McpError: 2, errorWithContext: 3 };
 
@@ -83,12 +92,22 @@ function calleeName(node) {
   return undefined;
 }
 
+// The name of a method called on `this` (`this.assertOpen(…)`), else undefined.
+/** @param {any} node */
+function ownMethodName(node) {
+  const callee = node.callee;
+  if (callee?.type !== "MemberExpression" || callee.computed || callee.object.type !== "ThisExpression") return undefined;
+  return callee.property.type === "Identifier" ? callee.property.name : undefined;
+}
+
 /** @param {any} path a Babel NodePath of a call or `new` argument @returns {string | undefined} */
 function argumentReason(path) {
   const parent = path.parentPath;
   if (!parent || path.listKey !== "arguments" || !(parent.isCallExpression() || parent.isNewExpression())) return undefined;
   const name = calleeName(parent.node);
   const index = /** @type {number} */ (path.key);
+  const own = ownMethodName(parent.node);
+  if (own !== undefined && moduleOf(path) === "mcp-client.ts" && METHOD_NAME_ARGS[own]?.includes(index)) return CONTEXT;
   if (name === "super") return index === 0 && extendsError(parent) ? MESSAGE : undefined;
   if (name === undefined) return undefined;
   if (parent.isNewExpression() !== (name === "McpError" || name === "Error")) return undefined;
