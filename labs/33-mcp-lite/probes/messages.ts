@@ -17,6 +17,7 @@ const catalog = {
   writeFailureResolved: { zh: "写入失败的请求应该 reject，却 resolve 成了 {actual}", en: "a request whose write failed should reject, but resolved with {actual}" },
   writeFailureCode: { zh: "写入失败的请求应以一个 McpError reject（code 取契约中的任一个），实际的 code 是 {actual}", en: "a request whose write failed should reject with an McpError (any code of the contract); its code is {actual}" },
   envMissing: { zh: "配置的 env.{name} 没有传给服务器", en: "the configured env.{name} did not reach the server" },
+  stderrBeforeStart: { zh: "还没启动任何服务器时，client.stderr 应为 { text: \"\", truncated: false }，实际是 {actual}", en: "before any server was started, client.stderr should be { text: \"\", truncated: false }; it is {actual}" },
   pathMissing: { zh: "服务器环境里的 PATH 应与客户端的相同（allowlist 至少包含 PATH），实际是 {actual}", en: "the server's PATH should be the client's (the allowlist holds at least PATH); it is {actual}" },
   aliveAfterClose: { zh: "{which} resolve 时进程 {pids} 仍然存活", en: "process(es) {pids} were still alive when {which} resolved" },
   notInitializedCode: { zh: "{label} 在 initialize 之前应以 MCP_NOT_INITIALIZED reject，实际是 {actual}", en: "{label} before initialize should reject MCP_NOT_INITIALIZED; got {actual}" },
