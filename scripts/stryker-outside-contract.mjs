@@ -110,6 +110,10 @@ const LESSON_REGION = [
     module: "server-process.ts", method: "drained", node: statement.includes('"end"') ? '"end"' : '"close"', statement,
     reason: "equivalent: 'close' follows 'end' at once (and the timer bounds the wait), so either event ends the drain",
   })),
+  {
+    module: "mcp-client.ts", method: "onExit", node: '"MCP_PROCESS_EXIT"', statement: "const failure = new McpError(\"MCP_PROCESS_EXIT\", `server exited (${how})`, exitDetails(info, stderr));",
+    reason: `${EQUIVALENT}: this error only records the connection's failure; what pending calls get is made below with its own code`,
+  },
   ...["info.signal", "`signal ${info.signal}`", "`code ${info.exitCode}`"].map((node) => ({
     module: "mcp-client.ts", method: "onExit", node, statement: "const how = info.signal ? `signal ${info.signal}` : `code ${info.exitCode}`;",
     reason: `${MESSAGE}: \`how\` only words the MCP_PROCESS_EXIT message (its exitCode and signal fields are set apart)`,

