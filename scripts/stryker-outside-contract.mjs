@@ -102,6 +102,10 @@ const LESSON_REGION = [
     module: "server-process.ts", method: "finishExit", node: "[]", statement: "this.queue = [];",
     reason: "equivalent: nothing is flushed after the exit",
   },
+  ...[["true", "this.corked = true;"], ["false", "this.corked = false;"]].map(([node, statement]) => ({
+    module: "server-process.ts", method: "write", node, statement,
+    reason: "equivalent: corking only batches the system calls of one tick (a cork per write, or none after the first tick, sends the same lines in the same order)",
+  })),
   ...['stream.removeListener("end", done);', 'stream.removeListener("close", done);'].map((statement) => ({
     module: "server-process.ts", method: "drained", node: statement.includes('"end"') ? '"end"' : '"close"', statement,
     reason: "equivalent: the stream is destroyed right after the drain (finishExit), and its listeners with it",

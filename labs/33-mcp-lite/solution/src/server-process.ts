@@ -230,7 +230,7 @@ export class ServerProcess {
     const child = this.child!;
     // Lines written in the same tick leave in one writev at the end of it instead of one
     // system call each: a burst of calls costs far fewer syscalls, order is unchanged.
-    // Stryker disable next-line BooleanLiteral,ConditionalExpression: equivalent: corking only batches the system calls of one tick, order unchanged
+    // Stryker disable next-line BooleanLiteral,ConditionalExpression,BlockStatement: equivalent: corking only batches the system calls of one tick, order unchanged
     if (!this.corked) {
       this.corked = true;
       child.stdin.cork();
