@@ -102,7 +102,7 @@ const LESSON_REGION = [
     module: "server-process.ts", method: "finishExit", node: "[]", statement: "this.queue = [];",
     reason: "equivalent: nothing is flushed after the exit",
   },
-  ...[["true", "this.corked = true;"], ["false", "this.corked = false;"]].map(([node, statement]) => ({
+  ...[{ node: "true", statement: "this.corked = true;" }, { node: "false", statement: "this.corked = false;" }].map(({ node, statement }) => ({
     module: "server-process.ts", method: "write", node, statement,
     reason: "equivalent: corking only batches the system calls of one tick (a cork per write, or none after the first tick, sends the same lines in the same order)",
   })),
