@@ -62,18 +62,20 @@ export class Connection {
   }
 
   /** Why this connection is going away, once that is decided; the first reason wins. */
+  // Stryker disable all: for CONTRACT §1 equivalent: the failure is read where no pending call's outcome depends on it (onExit's `expected` with nothing pending, the handshake's refused notice, a refused write, which never follows a failure), so recording or reading it changes metrics and the observer only
   get failure(): McpError | undefined {
     return this.reason;
   }
 
   // Records why the server is being stopped, unless a reason is known already.
-  // Stryker disable next-line BlockStatement,AssignmentOperator: for CONTRACT §1 equivalent: only the handshake (its request already settled) and onExit call it; what the reason then changes is metrics and the observer (lastExit.expected), nothing pending
   noteFailure(error: McpError): void {
     this.reason ??= error;
   }
+  // Stryker restore all
 
   // The client forgot this connection: nothing it hears any more counts.
   detach(): void {
+    // Stryker disable next-line BooleanLiteral: equivalent: detach() comes only once the exit was reported (or no process started), when nothing else reaches the connection
     this.detached = true;
     this.clearWriteErrorTimer();
   }
@@ -137,6 +139,7 @@ export class Connection {
     // Stryker disable next-line BlockStatement: outside CONTRACT §1: each block only counts (metrics)
     if (isRequestId(message.id) && pending.settle(message.id, { ok: true, value: message.result })) {
       counters.responses += 1;
+      // Stryker disable next-line BlockStatement: as above
     } else {
       counters.unknownResponses += 1; // late, duplicate, or never ours: never matched
     }
@@ -210,6 +213,7 @@ export class Connection {
 
   // The server is gone and its pipes are drained (called once by its ServerProcess).
   serverExited(info: ExitInfo): void {
+    // Stryker disable next-line ConditionalExpression: equivalent: a connection is detached only after this call (onExit) or when no process started
     if (this.detached) return;
     this.clearWriteErrorTimer();
     this.host.exited(this, info);
