@@ -208,8 +208,8 @@ export class McpClient {
     if (connection.server.send(INITIALIZED_NOTICE) === "dropped") {
       throw connection.failure ?? new McpError("MCP_PROCESS_EXIT", "handshake failed: the server went away", { phase: "handshake" });
     }
-    // Stryker restore all
   }
+  // Stryker restore all
 
   // A failed handshake stops the child it started and leaves initialized false. Whoever
   // started the stop (this, a protocol fault, an exit), the caller hears of the failure
