@@ -16,6 +16,8 @@
 // - a `phase` argument or property, and in an error's details object (the last argument of
 //   `new McpError` / `errorWithContext`, or what `exitDetails` returns) every property §1
 //   does not name (and such an object as a whole when it holds nothing else);
+// - in mcp-client.ts, the method name given to `this.assertOpen(method)` and
+//   `this.beginCall(method, …)`: it only words the error they throw and fills its `method`;
 // - a statement that only updates the client's metrics counters (`counters.x += 1`,
 //   `this.counters.x = …`, `this.host.counters.x += 1`): §1 has no metrics;
 // - in errors.ts, the body of boundedErrorData()'s catch: what stands in for a remote error's
@@ -49,6 +51,17 @@ const CONTEXT = "outside CONTRACT §1: error context the contract does not name"
 const METRICS = "outside CONTRACT §1: the client's metrics counters";
 const EQUIVALENT = "equivalent for CONTRACT §1 (inside a lesson region, so named in scripts/stryker-outside-contract.mjs)";
 
+// server-process.ts's spawn() call, as the source has it (its stdio option is named below).
+const SPAWN_STATEMENT = `const child = spawn(executable, args, {
+        cwd,
+        env,
+        shell: false,
+        stdio: ["pipe", "pipe", "pipe"],
+        // Its own process group on Unix, so shutdown reaches grandchildren too.
+        detached: !isWindows,
+        windowsHide: true,
+      });`;
+
 /** @type {Array<{ module: string, method: string, node: string, statement: string, reason: string }>} */
 const LESSON_REGION = [
   {
@@ -75,6 +88,52 @@ const LESSON_REGION = [
     module: "pending.ts", method: "rejectAll", node: "count += 1", statement: "if (record && this.settle(id, { ok: false, error: makeError(record) })) count += 1;",
     reason: `${EQUIVALENT}: rejectAll()'s count is read by no caller of the client`,
   },
+  {
+    module: "server-process.ts", method: "start", node: '["pipe", "pipe", "pipe"]', statement: SPAWN_STATEMENT,
+    reason: `${EQUIVALENT}: three pipes are spawn()'s default stdio`,
+  },
+  {
+    module: "server-process.ts", method: "stop", node: "[]", statement: "this.queue = [];",
+    reason: `${EQUIVALENT}: stdin is ended next, so nothing queued is flushed any more`,
+  },
+  {
+    module: "server-process.ts", method: "stop", node: '"SIGTERM"', statement: 'this.signalGroup("SIGTERM");',
+    reason: `${EQUIVALENT}: process.kill() sends SIGTERM for an empty signal name`,
+  },
+  // Outside the lesson regions, named here only because server-process.ts is at the module size
+  // limit (tests/size-limits.ts) and a comment per line would pass it.
+  {
+    module: "server-process.ts", method: "pid", node: "this.child?.pid", statement: "return this.hasExited ? undefined : this.child?.pid;",
+    reason: "equivalent: start() sets the child in the same turn the client makes the server, before anything reads pid",
+  },
+  {
+    module: "server-process.ts", method: "failWrites", node: "[]", statement: "this.queue = [];",
+    reason: "equivalent: a failed pipe sends no 'drain', so the queue is never flushed again",
+  },
+  {
+    module: "server-process.ts", method: "finishExit", node: "[]", statement: "this.queue = [];",
+    reason: "equivalent: nothing is flushed after the exit",
+  },
+  ...[{ node: "true", statement: "this.corked = true;" }, { node: "false", statement: "this.corked = false;" }].map(({ node, statement }) => ({
+    module: "server-process.ts", method: "write", node, statement,
+    reason: "equivalent: corking only batches the system calls of one tick (a cork per write, or none after the first tick, sends the same lines in the same order)",
+  })),
+  ...['stream.removeListener("end", done);', 'stream.removeListener("close", done);'].map((statement) => ({
+    module: "server-process.ts", method: "drained", node: statement.includes('"end"') ? '"end"' : '"close"', statement,
+    reason: "equivalent: the stream is destroyed right after the drain (finishExit), and its listeners with it",
+  })),
+  ...['stream.once("end", done);', 'stream.once("close", done);'].map((statement) => ({
+    module: "server-process.ts", method: "drained", node: statement.includes('"end"') ? '"end"' : '"close"', statement,
+    reason: "equivalent: 'close' follows 'end' at once (and the timer bounds the wait), so either event ends the drain",
+  })),
+  {
+    module: "mcp-client.ts", method: "onExit", node: '"MCP_PROCESS_EXIT"', statement: "const failure = new McpError(\"MCP_PROCESS_EXIT\", `server exited (${how})`, exitDetails(info, stderr));",
+    reason: `${EQUIVALENT}: this error only records the connection's failure; what pending calls get is made below with its own code`,
+  },
+  ...["info.signal", "`signal ${info.signal}`", "`code ${info.exitCode}`"].map((node) => ({
+    module: "mcp-client.ts", method: "onExit", node, statement: "const how = info.signal ? `signal ${info.signal}` : `code ${info.exitCode}`;",
+    reason: `${MESSAGE}: \`how\` only words the MCP_PROCESS_EXIT message (its exitCode and signal fields are set apart)`,
+  })),
 ];
 
 /** The McpError fields CONTRACT §1 names (besides code, which is never in a details object). */
@@ -84,6 +143,9 @@ const CONTRACT_FIELDS = new Set(["cause", "remoteCode", "data", "exitCode", "sig
 const MESSAGE_ARGS = { McpError: [1], errorWithContext: [1], throwInvalid: [0], Error: [0], check: [1, 2, 3], integerOption: [0] };
 /** Arguments that carry only a phase, by callee name. @type {Record<string, number[]>} */
 const PHASE_ARGS = { throwInvalid: [1], check: [4], integerOption: [4] };
+/** mcp-client.ts: `this.<method>(…)` arguments that only name the call in an error's message
+ *  and context (assertOpen and beginCall pass it to clientClosed, notInitialized, …). @type {Record<string, number[]>} */
+const METHOD_NAME_ARGS = { assertOpen: [0], beginCall: [0] };
 /** The details argument of an error, by callee name. @type {Record<string, number>} */
 const DETAILS_ARG = { McpError: 2, errorWithContext: 3 };
 
@@ -95,12 +157,22 @@ function calleeName(node) {
   return undefined;
 }
 
+// The name of a method called on `this` (`this.assertOpen(…)`), else undefined.
+/** @param {any} node */
+function ownMethodName(node) {
+  const callee = node.callee;
+  if (callee?.type !== "MemberExpression" || callee.computed || callee.object.type !== "ThisExpression") return undefined;
+  return callee.property.type === "Identifier" ? callee.property.name : undefined;
+}
+
 /** @param {any} path a Babel NodePath of a call or `new` argument @returns {string | undefined} */
 function argumentReason(path) {
   const parent = path.parentPath;
   if (!parent || path.listKey !== "arguments" || !(parent.isCallExpression() || parent.isNewExpression())) return undefined;
   const name = calleeName(parent.node);
   const index = /** @type {number} */ (path.key);
+  const own = ownMethodName(parent.node);
+  if (own !== undefined && moduleOf(path) === "mcp-client.ts" && METHOD_NAME_ARGS[own]?.includes(index)) return CONTEXT;
   if (name === "super") return index === 0 && extendsError(parent) ? MESSAGE : undefined;
   if (name === undefined) return undefined;
   if (parent.isNewExpression() !== (name === "McpError" || name === "Error")) return undefined;

@@ -160,10 +160,22 @@ describe("rubric/handshake", () => {
       ["hang-initialize", "MCP_TIMEOUT", { timeoutMs: 300 }],
     ] as const) {
       const h = start({ scenarios: [scenario] }, options);
-      const failing = () => startupWithin(h, Promise.resolve().then(() => h.client.initialize()).then(() => undefined, () => undefined), `initialize() (${why})`);
+      // While the unanswered handshake runs, calls are refused too (before initialize() succeeded).
+      let during: Promise<Array<{ label: string; outcome: { status: string; reason?: any } }>> | undefined;
+      const failing = () => {
+        const init = Promise.resolve().then(() => h.client.initialize());
+        if (scenario === "hang-initialize") during = callsDuringHandshake(h);
+        return startupWithin(h, init.then(() => undefined, () => undefined), `initialize() (${why})`);
+      };
       // Ending a handshake nobody answers is the deadline's job: TODO(timeout).
       await (scenario === "hang-initialize" ? needs("timeout", failing) : failing());
       check(!h.client.initialized, pmsg("stillInitialized"));
+      for (const { label, outcome } of (await during) ?? []) {
+        const actual = outcome.status === "fulfilled" ? "resolved" : (outcome.reason?.code ?? String(outcome.reason));
+        check(outcome.status === "rejected" && outcome.reason?.code === "MCP_NOT_INITIALIZED", pmsg("notInitializedCode", { label, actual }));
+      }
+      const early = [...received(h.log(), "tools/call"), ...received(h.log(), "tools/list")];
+      check(early.length === 0, pmsg("wroteBeforeInit", { what: early.map((m) => m.method).join(", ") }));
       // An error answer means the server ran (its pid is recorded); a short deadline may stop
       // it before it recorded anything, which is fine too: nothing of it may be alive.
       const answered = scenario === "error-initialize";
@@ -224,3 +236,15 @@ describe("rubric/handshake", () => {
     }
   });
 });
+
+// Once the server received initialize (its answer never comes), callTool() and listTools(), each
+// with its outcome; none if the server is not seen reading it in time (nothing is judged then).
+async function callsDuringHandshake(h: ReturnType<typeof start>) {
+  const seen = await waitFor(() => received(h.log(), "initialize").length > 0, "the server receiving initialize").then(() => true, () => false);
+  if (!seen) return [];
+  const calls = [
+    ["callTool(echo) while initialize() runs", () => h.client.callTool("echo", { value: "too early" })],
+    ["listTools() while initialize() runs", () => h.client.listTools()],
+  ] as const;
+  return Promise.all(calls.map(async ([label, call]) => ({ label, outcome: await settleWithin(Promise.resolve().then(call), label) })));
+}

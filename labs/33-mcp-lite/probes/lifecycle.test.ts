@@ -115,6 +115,17 @@ describe("rubric/lifecycle", () => {
     // gone by then too.
     await within(h.client.close(), "close()", HANG_MS + 2_000);
     expectNoClientTimers(h, "a failed write and close()");
+
+    // A write the pipe fails only after accepting it: this server closes its stdin as it
+    // answers, so the next call is the first write to meet EPIPE, and its failure is reported
+    // later. Only that failure can end the call (its deadline is a minute away).
+    const g = start();
+    await initialize(g);
+    await within(g.client.callTool("echo", { value: "last one read", closeStdin: true }), "callTool(echo) that closes the server's stdin");
+    const late = await settleWithin(g.client.callTool("echo", { value: "into a pipe just closed" }, { timeoutMs: 60_000 }), "callTool(echo), the first write after the server closed its stdin");
+    check(late.status === "rejected", pmsg("writeFailureResolved", { actual: late.status === "fulfilled" ? late.value : undefined }));
+    check(MCP_ERROR_CODES.includes(late.reason?.code), pmsg("writeFailureCode", { actual: late.reason?.code ?? String(late.reason) }));
+    check(g.client.pendingCount === 0, pmsg("pendingLeft", { when: "a write failed after it was accepted", count: g.client.pendingCount }));
   });
   // Last in this file: checked from outside the client's process, so it holds however the
   // process's own counters were fooled. Every test above has closed its client; this one makes

@@ -19,6 +19,8 @@ const catalog = {
   envMissing: { zh: "配置的 env.{name} 没有传给服务器", en: "the configured env.{name} did not reach the server" },
   keptRunning: { zh: "所有客户端都 close() 之后，客户端所在的进程过了 {ms} ms 仍没有自行退出（从进程外观察）：还有东西让它的事件循环继续运行：{what}", en: "after every client's close(), the client's process had not exited on its own {ms} ms later (observed from outside it): something still keeps its event loop running: {what}" },
   drainEnded: { zh: "所有客户端都 close() 之后，客户端所在的进程没有自行退出，而是以 code={code} signal={signal} 结束", en: "after every client's close(), the client's process did not exit on its own: it ended with code={code} signal={signal}" },
+  stderrBeforeStart: { zh: "还没启动任何服务器时，client.stderr 应为 { text: \"\", truncated: false }，实际是 {actual}", en: "before any server was started, client.stderr should be { text: \"\", truncated: false }; it is {actual}" },
+  pathMissing: { zh: "服务器环境里的 PATH 应与客户端的相同（allowlist 至少包含 PATH），实际是 {actual}", en: "the server's PATH should be the client's (the allowlist holds at least PATH); it is {actual}" },
   aliveAfterClose: { zh: "{which} resolve 时进程 {pids} 仍然存活", en: "process(es) {pids} were still alive when {which} resolved" },
   notInitializedCode: { zh: "{label} 在 initialize 之前应以 MCP_NOT_INITIALIZED reject，实际是 {actual}", en: "{label} before initialize should reject MCP_NOT_INITIALIZED; got {actual}" },
   wroteBeforeInit: { zh: "initialize 之前就有请求到达了服务器：{what}", en: "requests reached the server before initialize: {what}" },

@@ -57,12 +57,22 @@ describe("rubric/process", () => {
     }
     // The smallest value the contract allows ("positive integer") is no bad option.
     let refused = "";
+    let fresh: McpClient | undefined;
     try {
-      new McpClient({ ...good, timeoutMs: 1 });
+      fresh = new McpClient({ ...good, timeoutMs: 1 });
     } catch (error) {
       refused = (error as { code?: string })?.code ?? String(error);
     }
     check(refused === "", pmsg("validOptionRefused", { option: "timeoutMs: 1", actual: refused }));
+    // Nothing started, nothing heard: the stderr a client reports before any server is empty.
+    let stderr: unknown;
+    try {
+      stderr = fresh!.stderr;
+    } catch (error) {
+      stderr = `throws ${String(error)}`;
+    }
+    const empty = JSON.stringify(stderr) === JSON.stringify({ text: "", truncated: false });
+    check(empty, pmsg("stderrBeforeStart", { actual: JSON.stringify(stderr) ?? String(stderr) }));
     const started = processesStarted();
     check(started.length === 0, pmsg("spawnedOnInvalid", { what: started.map((p) => p.command) }));
   });

