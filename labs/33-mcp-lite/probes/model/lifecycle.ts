@@ -134,6 +134,9 @@ export class Inspect extends Step {
     expectThat(!shelled && seen.ppid === clientProcessPid(), "rubric/process", "shell", { step, what: shelled ? [shelled.command, ...shelled.args].join(" ").slice(0, 120) : `ppid ${seen.ppid}` });
     const extra = Object.keys(seen.env ?? {}).filter((name) => !(name in GIVEN_ENV) && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
     expectThat(extra.length === 0, "rubric/process", "inspectEnv", { step, names: extra.slice(0, 5).join(", ") });
+    // PATH at least is the client's own (an empty allowlist leaves the server without one).
+    const path = seen.env?.PATH;
+    expectThat(process.env.PATH === undefined || path === process.env.PATH, "rubric/process", "inspectPath", { step, actual: path === undefined ? "unset" : JSON.stringify(path.slice(0, 120)) });
   }
   toString(): string {
     return 'callTool("inspect") // what the server got: argv, env, its parent';

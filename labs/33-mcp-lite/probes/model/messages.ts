@@ -13,6 +13,7 @@ const catalog = {
   noNotice: { zh: "{step}：握手成功，服务器却没有在 initialize 响应之后收到 notifications/initialized", en: "{step}: the handshake succeeded, but the server never got notifications/initialized after the initialize answer" },
   listeners: { zh: "{step} 之后 AbortSignal 上还有 {count} 个 abort 监听器", en: "after {step}, {count} abort listener(s) remain on the AbortSignal" },
   inspectArgs: { zh: "{step}：参数没有原样到达服务器：发送 {expected}，收到 {actual}", en: "{step}: the arguments did not arrive verbatim: sent {expected}, received {actual}" },
+  inspectPath: { zh: "{step}：服务器的 PATH 应与客户端的相同（allowlist 至少包含 PATH），实际是 {actual}", en: "{step}: the server's PATH should be the client's (the allowlist holds at least PATH); it is {actual}" },
   inspectEnv: { zh: "{step}：评分进程环境里的 {names} 到达了服务器（只允许 PATH、平台必需的变量和配置的 env）", en: "{step}: {names} from the grader's environment reached the server (only PATH, what the platform needs and the configured env may)" },
   badOption: { zh: "{step}：new McpClient(...) 应同步抛出 MCP_INVALID_ARGUMENT，实际是 {actual}", en: "{step}: new McpClient(...) should throw MCP_INVALID_ARGUMENT at once; got {actual}" },
   earlyNotice: { zh: "{step}：握手失败了，服务器却收到了 notifications/initialized：它只能在 initialize 成功应答之后发送", en: "{step}: the handshake failed, yet the server got notifications/initialized: it may only be sent after a successful initialize answer" },

@@ -16,7 +16,7 @@ import { mmsg } from "./messages.ts";
 import { FaultThenClose, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing } from "./side.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
-import { PoliteClose, ScriptedFaults } from "./side-close.ts";
+import { ExitPipesHeld, PoliteClose, ScriptedFaults, WriteAfterStdinClosed } from "./side-close.ts";
 
 const text = fc.string({ unit: fc.constantFrom("a", "z", " ", "é", "中", "文", "😀", "\n", '"', "\\"), maxLength: 24 });
 // At least 24 characters of two to four bytes: a cut at bytes 44–80 of the
@@ -51,7 +51,7 @@ export const TOUR = (split: Split): Step[] => [
   new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"), new SharedSignal(),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
   new Unserializable(), new Hold("before the kill", undefined), new Crash("kill", false), new Echo("after the kill", false, false), new Init("answer"), new Crash("garble", true),
-  new SpawnMissing(), new PoliteClose(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"), new ScriptedFaults(),
+  new SpawnMissing(), new PoliteClose(), new ExitPipesHeld(), new WriteAfterStdinClosed(), new FaultThenClose(), new HandshakeTimeout(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"), new ScriptedFaults(),
 ];
 
 /** The steps every drawn run starts with (not drawn, so never shrunk away). */

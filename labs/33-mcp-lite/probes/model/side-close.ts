@@ -99,3 +99,47 @@ export class ScriptedFaults extends SideStep {
 
 const INIT_LABEL = "initialize() // a scripted server answers without serverInfo";
 const CALL_LABEL = 'initialize() and callTool("echo") // a fresh scripted server answers the call with the line null';
+
+// A server whose own child holds its stdout and stderr open dies by the model's SIGKILL (the
+// child lives on): the exit is what counts, not the pipes' end, so the pending call rejects
+// with MCP_PROCESS_EXIT, and close() leaves neither process.
+export class ExitPipesHeld extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
+  async side(): Promise<void> {
+    await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["grandchild"] }, async (side) => {
+      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const held = settled(side.client.callTool("never", {}));
+      await waitFor(() => received(side.ws.log(), "tools/call").length > 0, 'the server receiving callTool("never")').catch(() => {});
+      killServer(side.ws.pids()[0]); // the server recorded its pid first, its child after
+      const label = 'callTool("never"), then SIGKILL to the server only';
+      expectOutcome(await settle(held, label), { code: "MCP_PROCESS_EXIT" }, "rubric/process", label);
+    });
+  }
+  toString(): string {
+    return 'a server whose child holds its pipes: callTool("never"), then SIGKILL to the server only (its child lives on)';
+  }
+}
+
+/** Every code of CONTRACT §1's McpErrorCode union. */
+const CONTRACT_CODES = ["MCP_INVALID_ARGUMENT", "MCP_SPAWN_FAILED", "MCP_NOT_INITIALIZED", "MCP_PROTOCOL_ERROR", "MCP_ERROR", "MCP_TIMEOUT", "MCP_ABORTED", "MCP_BUSY", "MCP_PROCESS_EXIT", "CLIENT_CLOSED"];
+
+// A server that closes its stdin as it answers: the next call's write fails after the pipe
+// took it (EPIPE), and that call must end (any code of the contract) long before its deadline.
+export class WriteAfterStdinClosed extends SideStep {
+  async side(): Promise<void> {
+    await this.withSide({ timeoutMs: 60_000 }, {}, async (side) => {
+      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
+      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const last = 'callTool("echo", { closeStdin: true }) // the server stops reading as it answers';
+      expectOutcome(await settle(settled(side.client.callTool("echo", { value: "last", closeStdin: true })), last), { value: { content: "last" } }, "rubric/lifecycle", last);
+      const next = 'callTool("echo") // its write fails (EPIPE); timeoutMs 60000';
+      expectOutcome(await settle(settled(side.client.callTool("echo", { value: "into a closed pipe" })), next), { code: CONTRACT_CODES }, "rubric/lifecycle", next);
+    });
+  }
+  toString(): string {
+    return 'callTool("echo", { closeStdin: true }), then callTool("echo") // the second write fails; { timeoutMs: 60000 }';
+  }
+}
