@@ -10,6 +10,7 @@ import { createHook } from "node:async_hooks";
 import { getEventListeners as eventListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { liveProcesses, type StartedProcess } from "../probes/spawn-recorder.ts";
+import type { FixtureState } from "../../../fixtures/index.ts";
 
 /** Directory of the client under test (set by the vitest config or the host). */
 export const SUBMISSION_DIR = process.env.LAB_SUBMISSION_DIR ?? "";
@@ -200,14 +201,6 @@ export function stillness(): string | undefined {
   return parts.join(";");
 }
 
-interface FixtureState {
-  busy: number;
-  in: number;
-  out: number;
-  err: number;
-  eof: boolean;
-  signals: number;
-}
 
 // One unfinished process's part of the fingerprint, or undefined when it may still act.
 function stillProcess(p: StartedProcess): string | undefined {
