@@ -6,11 +6,12 @@
 import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, it } from "vitest";
-import { check, HANG_MS, initialize, within } from "../tests/support.ts";
+import { check, HANG_MS, initialize, needs, rejection, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { clientProcessPid } from "../host/client-side.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.ts";
 import { alivePids, SEED, start } from "./support.ts";
+import { pidsRecorded } from "./support-edges.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
 const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y", "", "  padded  ", "中文 ünï", "--flag=a b"];
@@ -79,14 +80,23 @@ describe("rubric/process", () => {
   });
 
   it("leaves no child of the server behind after close()", async () => {
-    // The server starts a grandchild in its own process group and records its pid.
-    // (A variant that first lets a server exit on its own, leaving a grandchild that ignores
-    // SIGTERM, found process-group.ts's reap unguarded, but its verdict depended on timing in
-    // fresh-clone runs: 3 false failures in 2 runs. Left out until that is understood.)
-    const h = start({ scenarios: ["grandchild"] });
+    // The server starts a grandchild in its own process group; the grandchild ignores SIGTERM
+    // (only SIGKILL ends it) and records its pid once it does.
+    const h = start({ scenarios: ["stubborn-grandchild"] });
     await initialize(h);
+    await pidsRecorded(h, 2);
+    // First a server that exits on its own, leaving its grandchild running (the seed: killing
+    // the parent alone leaves orphans); then a fresh one, alive when close() runs.
+    await needs("exit", async () => {
+      await rejection(h.client.callTool("exit", { code: 3 }), "callTool(exit)");
+      await initialize(h, "initialize() after the server exited");
+    });
+    await pidsRecorded(h, 4);
+    const [, leftBehind] = h.pids();
     await within(h.client.close(), "close()", HANG_MS + 2_000);
     const alive = alivePids(h);
+    const orphaned = leftBehind !== undefined && alive.includes(leftBehind);
+    check(!orphaned, pmsg("grandchildAfterExit", { pid: leftBehind }));
     check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
   });
 
