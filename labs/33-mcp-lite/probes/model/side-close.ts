@@ -5,7 +5,7 @@
 import { isAlive } from "../../../../fixtures/index.ts";
 import { received, startupWithin, waitFor } from "../../tests/support.ts";
 import { scriptedCommand } from "../scripted-server.ts";
-import { killServer, settled } from "../support-edges.ts";
+import { killServer, pidsRecorded, settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
@@ -101,25 +101,33 @@ const INIT_LABEL = "initialize() // a scripted server answers without serverInfo
 const CALL_LABEL = 'initialize() and callTool("echo") // a fresh scripted server answers the call with the line null';
 
 // A server whose own child holds its stdout and stderr open dies by the model's SIGKILL (the
-// child lives on): the exit is what counts, not the pipes' end, so the pending call rejects
-// with MCP_PROCESS_EXIT, and close() leaves neither process.
+// child lives on, and ignores SIGTERM): the exit is what counts, not the pipes' end, so the
+// pending call rejects with MCP_PROCESS_EXIT; what the server left in its process group is the
+// client's to end (the seed: killing the parent alone leaves orphans), so once close()
+// resolved neither process is alive.
 export class ExitPipesHeld extends SideStep {
   override get escapeDimension(): Dimension {
     return "rubric/process";
   }
   async side(): Promise<void> {
-    await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["grandchild"] }, async (side) => {
+    await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["stubborn-grandchild"] }, async (side) => {
       const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      // The child records its pid once it ignores SIGTERM (the server recorded its own first).
+      await pidsRecorded(side.ws, 2);
       const held = settled(side.client.callTool("never", {}));
       await waitFor(() => received(side.ws.log(), "tools/call").length > 0, 'the server receiving callTool("never")').catch(() => {});
-      killServer(side.ws.pids()[0]); // the server recorded its pid first, its child after
+      killServer(side.ws.pids()[0]);
       const label = 'callTool("never"), then SIGKILL to the server only';
       expectOutcome(await settle(held, label), { code: "MCP_PROCESS_EXIT" }, "rubric/process", label);
+      const closed = await settle(settled(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), "close()");
+      expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", "close()");
+      const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
+      expectThat(left.length === 0, "rubric/process", "alive", { step: "close() (the server was killed, its child ignores SIGTERM)", pids: left.join(", ") });
     });
   }
   toString(): string {
-    return 'a server whose child holds its pipes: callTool("never"), then SIGKILL to the server only (its child lives on)';
+    return 'a server whose child holds its pipes and ignores SIGTERM: callTool("never"), then SIGKILL to the server only (its child lives on), then close()';
   }
 }
 
