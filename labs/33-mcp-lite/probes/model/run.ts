@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
+import { drainHost } from "../../host/client-side.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
 import { AtCap, SharedSignal, Unserializable } from "./edges.ts";
 import { Escaped, stepUnderWay, takeEscapes, throwIfEscaped, watchEscapes, type Escape } from "./escapes.ts";
@@ -208,12 +209,29 @@ export async function runModel(options: ModelRunOptions): Promise<ModelVerdict> 
   try {
     const verdict = await search(options);
     const left = takeEscapes()[0];
-    if (verdict.finding || !left) return verdict;
-    const finding: Finding = { dimension: left.dimension, message: escapedMessage(left.step, left), steps: [left.step], log: [] };
-    return { ...verdict, finding: { ...finding, report: formatReport(finding, options.seed) } };
+    if (verdict.finding) return verdict;
+    const finding: Finding | undefined = left ? { dimension: left.dimension, message: escapedMessage(left.step, left), steps: [left.step], log: [] } : await drained();
+    return finding ? { ...verdict, finding: { ...finding, report: formatReport(finding, options.seed) } } : verdict;
   } finally {
     stop();
   }
+}
+
+/** How long the client's process may take to exit once the model closed every client. */
+const DRAIN_BOUND_MS = 5_000;
+
+// Checked from outside the client's process, once every run conformed and every client the
+// model made is closed: that process must then exit on its own (nothing the client made keeps
+// its event loop running), however the client's own counters were fooled. Where the client
+// runs in the test's process there is no outside to watch it from: no finding.
+async function drained(): Promise<Finding | undefined> {
+  const outcome = await drainHost(DRAIN_BOUND_MS);
+  if (!outcome || (outcome.exited && outcome.exit?.code === 0 && !outcome.exit.signal)) return undefined;
+  const what = [...new Set(outcome.resources)].concat(outcome.timers.slice(0, 2)).join("; ") || "?";
+  const message = outcome.exited
+    ? mmsg("drainEnded", { code: outcome.exit?.code ?? null, signal: outcome.exit?.signal ?? null })
+    : mmsg("keptRunning", { ms: DRAIN_BOUND_MS, what });
+  return { dimension: "rubric/lifecycle", message, steps: [mmsg("allClosed", {})], log: [], minimal: true };
 }
 
 // The tour, then the drawn runs. The first failure decides the verdict; shrinking only makes
