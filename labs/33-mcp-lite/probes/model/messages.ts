@@ -36,6 +36,10 @@ const catalog = {
     zh: "基于模型的一致性探针（fast-check，种子 {seed}）找到一个违反契约的操作序列，已缩减为 {count} 步，第 {failing} 步出错：",
     en: "The model-based conformance probe (fast-check, seed {seed}) found a sequence of operations that breaks the contract, shrunk to {count} step(s); step {failing} fails:",
   },
+  afterRuns: {
+    zh: "基于模型的一致性探针（fast-check，种子 {seed}）的每个操作序列都符合契约，但全部结束之后：",
+    en: "Every sequence of operations of the model-based conformance probe (fast-check, seed {seed}) conformed to the contract, but once all were over:",
+  },
   config: { zh: "客户端选项：{options}", en: "client options: {options}" },
   violation: { zh: "问题：{message}", en: "what went wrong: {message}" },
   trace: { zh: "服务器看到的线路记录（→ 客户端发给服务器，← 服务器发给客户端，最后 {count} 条）：", en: "wire trace as the server saw it (→ client to server, ← server to client; last {count}):" },

@@ -17,6 +17,8 @@ export interface Finding {
   log: LogEntry[];
   /** The sequence is one step on a client of its own, run alone: nothing to shrink. */
   minimal?: boolean;
+  /** Found after every sequence conformed (the drain check): no sequence to show. */
+  afterRuns?: boolean;
 }
 
 /** Lines of wire trace shown. */
@@ -56,7 +58,7 @@ export function formatReport(finding: Finding, seed: number): string {
   const numbered = steps.map((step, i) => `${i === steps.length - 1 ? "▶" : " "} ${i + 1}. ${step}`);
   const trace = finding.log.slice(-TRACE_LINES).map((entry) => `    ${traceLine(entry)}`);
   return [
-    mmsg("header", { seed, count: steps.length, failing: steps.length }),
+    finding.afterRuns ? mmsg("afterRuns", { seed }) : mmsg("header", { seed, count: steps.length, failing: steps.length }),
     ...(options ? [`  ${mmsg("config", { options })}`] : []),
     ...numbered.map((line) => `  ${line}`),
     `  ${mmsg("violation", { message: finding.message })}`,

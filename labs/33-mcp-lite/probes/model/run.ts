@@ -231,7 +231,7 @@ async function drained(): Promise<Finding | undefined> {
   const message = outcome.exited
     ? mmsg("drainEnded", { code: outcome.exit?.code ?? null, signal: outcome.exit?.signal ?? null })
     : mmsg("keptRunning", { ms: DRAIN_BOUND_MS, what });
-  return { dimension: "rubric/lifecycle", message, steps: [mmsg("allClosed", {})], log: [], minimal: true };
+  return { dimension: "rubric/lifecycle", message, steps: [mmsg("allClosed", {})], log: [], minimal: true, afterRuns: true };
 }
 
 // The tour, then the drawn runs. The first failure decides the verdict; shrinking only makes
