@@ -225,7 +225,13 @@ const DRAIN_BOUND_MS = 5_000;
 // its event loop running), however the client's own counters were fooled. Where the client
 // runs in the test's process there is no outside to watch it from: no finding.
 async function drained(): Promise<Finding | undefined> {
-  const outcome = await drainHost(DRAIN_BOUND_MS);
+  let outcome: Awaited<ReturnType<typeof drainHost>>;
+  try {
+    outcome = await drainHost(DRAIN_BOUND_MS);
+  } catch (error) {
+    // The host ended before the check could ask it to (what ended it is the message).
+    return { dimension: "rubric/lifecycle", message: (error as Error).message, steps: [mmsg("allClosed", {})], log: [], minimal: true, afterRuns: true };
+  }
   if (!outcome || (outcome.exited && outcome.exit?.code === 0 && !outcome.exit.signal)) return undefined;
   const what = [...new Set(outcome.resources)].concat(outcome.timers.slice(0, 2)).join("; ") || "?";
   const message = outcome.exited
