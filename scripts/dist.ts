@@ -205,9 +205,11 @@ function resolveIn(packages: Record<string, LockEntry>, from: string, name: stri
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+// Exit status 2 with the usage for anything but a kind and one output path (a flag such as
+// `--out` is refused, never taken for a folder to write).
+export async function main(argv: string[]): Promise<number> {
   const [kind, out] = argv;
-  if ((kind !== "student" && kind !== "gradescope") || !out) {
+  if ((kind !== "student" && kind !== "gradescope") || !out || out.startsWith("-") || argv.length !== 2) {
     process.stderr.write("usage: npm run dist -- student OUT_DIR | gradescope OUT_ZIP\n");
     return 2;
   }
