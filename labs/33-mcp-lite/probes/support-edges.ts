@@ -4,6 +4,8 @@
 import { isAlive } from "../../../fixtures/index.ts";
 import { SERVER_TURN_MS, type Settled } from "../tests/support.ts";
 import { pause } from "./support.ts";
+import { drainHost } from "../host/client-side.ts";
+import { pmsg } from "./messages.ts";
 
 export { alivePids, start } from "./support.ts";
 
@@ -53,4 +55,19 @@ export function describeOutcome(outcome: Settled<unknown>): string {
 export async function pidsRecorded(h: { pids(): number[] }, count: number): Promise<void> {
   const until = Date.now() + SERVER_TURN_MS;
   while (Date.now() < until && h.pids().length < count) await pause(10);
+}
+
+// The leak check made from outside the client's process (HostChannel.drain): once every client
+// is closed, that process must exit on its own, cleanly, within `boundMs`. Resolves to what
+// went wrong ("" when nothing), or undefined where the client runs in this process (there is
+// no outside to watch it from).
+export async function drainProblem(boundMs: number): Promise<string | undefined> {
+  const outcome = await drainHost(boundMs);
+  if (!outcome) return undefined;
+  if (outcome.exited) return outcome.exit?.code === 0 && !outcome.exit.signal ? "" : pmsg("drainEnded", { code: outcome.exit?.code ?? null, signal: outcome.exit?.signal ?? null });
+  const counts = new Map<string, number>();
+  for (const resource of outcome.resources) counts.set(resource, (counts.get(resource) ?? 0) + 1);
+  const kinds = [...counts].map(([kind, n]) => `${kind} ×${n}`).join(", ");
+  const what = [kinds, ...outcome.timers.slice(0, 2)].filter(Boolean).join("; ") || "?";
+  return pmsg("keptRunning", { ms: boundMs, what });
 }

@@ -24,8 +24,6 @@ const catalog = {
   exitSignal: { zh: "{step}：服务器被 {expected} 结束，MCP_PROCESS_EXIT 的 signal 应为 {expected}，实际是 {actual}", en: "{step}: {expected} ended the server, so MCP_PROCESS_EXIT's signal should be {expected}; got {actual}" },
   errorData: { zh: "{step}：远端错误 {sent} 字节的 data 被整个保存在 McpError.data 中（{kept} 字节）：data 来自另一个进程，必须限制大小", en: "{step}: the remote error's {sent}-byte data was kept whole in McpError.data ({kept} bytes): it comes from another process and must be size-bounded" },
   allClosed: { zh: "导览和随机序列都已结束，模型创建的每个客户端都已 close()", en: "the tour and the drawn sequences are over; every client the model made is closed" },
-  keptRunning: { zh: "客户端所在的进程过了 {ms} ms 仍没有自行退出（从进程外观察）：还有东西让它的事件循环继续运行：{what}", en: "the client's process had not exited on its own {ms} ms later (observed from outside it): something still keeps its event loop running: {what}" },
-  drainEnded: { zh: "客户端所在的进程没有自行退出，而是以 code={code} signal={signal} 结束", en: "the client's process did not exit on its own: it ended with code={code} signal={signal}" },
   escaped: {
     zh: "{step}：有错误逃逸成了{kind}（真实进程会因此崩溃），而不是让对应的调用以 McpError 失败：{error}",
     en: "{step}: an error escaped as an {kind} (it would crash a real process) instead of failing the call it belongs to with an McpError: {error}",

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
-import { drainHost } from "../../host/client-side.ts";
+import { drainProblem } from "../support-edges.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
 import { AtCap, SharedSignal, Unserializable } from "./edges.ts";
 import { Escaped, stepUnderWay, takeEscapes, throwIfEscaped, watchEscapes, type Escape } from "./escapes.ts";
@@ -225,19 +225,15 @@ const DRAIN_BOUND_MS = 5_000;
 // its event loop running), however the client's own counters were fooled. Where the client
 // runs in the test's process there is no outside to watch it from: no finding.
 async function drained(): Promise<Finding | undefined> {
-  let outcome: Awaited<ReturnType<typeof drainHost>>;
+  let problem: string | undefined;
   try {
-    outcome = await drainHost(DRAIN_BOUND_MS);
+    problem = await drainProblem(DRAIN_BOUND_MS);
   } catch (error) {
     // The host ended before the check could ask it to (what ended it is the message).
-    return { dimension: "rubric/lifecycle", message: (error as Error).message, steps: [mmsg("allClosed", {})], log: [], minimal: true, afterRuns: true };
+    problem = (error as Error).message;
   }
-  if (!outcome || (outcome.exited && outcome.exit?.code === 0 && !outcome.exit.signal)) return undefined;
-  const what = [...new Set(outcome.resources)].concat(outcome.timers.slice(0, 2)).join("; ") || "?";
-  const message = outcome.exited
-    ? mmsg("drainEnded", { code: outcome.exit?.code ?? null, signal: outcome.exit?.signal ?? null })
-    : mmsg("keptRunning", { ms: DRAIN_BOUND_MS, what });
-  return { dimension: "rubric/lifecycle", message, steps: [mmsg("allClosed", {})], log: [], minimal: true, afterRuns: true };
+  if (!problem) return undefined;
+  return { dimension: "rubric/lifecycle", message: problem, steps: [mmsg("allClosed", {})], log: [], minimal: true, afterRuns: true };
 }
 
 // The tour, then the drawn runs. The first failure decides the verdict; shrinking only makes
