@@ -16,7 +16,7 @@ import { SANDBOX_MODES, type SandboxMode } from "./sandbox/index.ts";
 /** The command line, written once: --help prints it, a usage error prints it after the error. */
 export const USAGE = `usage: npm run grade -- [--lab ${DEFAULT_LAB}] [--submission DIR | --solution] [--json FILE]
        [--format text|json|markdown|gradescope|exercism|junit|prairielearn] [--out FILE] [--seed N] [--lang zh|en]
-       [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]] [--deadline-ms N] [--hang-ms N] [--keep]
+       [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]] [--deadline-ms N] [--hang-ms N] [--test-workers N] [--keep]
        [--sandbox required|auto|off]   OS sandbox for the submission (default auto)
        [--from RESULT.json]   re-render a saved --json result in another --format`;
 
@@ -66,6 +66,7 @@ const OPTIONS = {
   "student-pattern": { type: "string" },
   "deadline-ms": { type: "string" },
   "hang-ms": { type: "string" },
+  "test-workers": { type: "string" },
   keep: { type: "boolean", default: false },
   sandbox: { type: "string", default: "auto" },
   from: { type: "string" },
@@ -114,6 +115,7 @@ function checkFlags(values: Flags) {
     seed,
     deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"], 1),
     hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"], 1),
+    testWorkers: values["test-workers"] === undefined ? undefined : integer("--test-workers", values["test-workers"], 1),
     keep: values.keep,
     sandbox,
   };

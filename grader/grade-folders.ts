@@ -36,6 +36,8 @@ export interface GradeOptions {
   lang?: Lang;
   deadlineMs?: number;
   hangMs?: number;
+  /** Test worker processes of the run (default: vitest-overrides.ts DEFAULT_WORKERS). */
+  testWorkers?: number;
   /** Keep the grade's temp folders (for debugging; a sandbox's scratch is a tmpfs, gone with it). */
   keep?: boolean;
   /** Run the homework bonus tests too (default true). */
@@ -55,6 +57,7 @@ export interface GradePlan {
   seed: number;
   deadlineMs: number;
   hangMs: number;
+  testWorkers?: number;
   head: ResultHead;
   started: number;
   /** When each phase ended, in ms since the start. */
@@ -141,7 +144,7 @@ async function planOf(options: GradeOptions, started: number): Promise<GradePlan
   const files = [...manifest.evidenceFiles, ...manifest.probeFiles, ...homework];
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const hangMs = options.hangMs ?? DEFAULT_HANG_MS;
-  return { manifest, labDir, submission, lang, seed, deadlineMs, hangMs, head, started, phases: {}, homework, files, hide: await hiddenPaths() };
+  return { manifest, labDir, submission, lang, seed, deadlineMs, hangMs, testWorkers: options.testWorkers, head, started, phases: {}, homework, files, hide: await hiddenPaths() };
 }
 
 // `<private>/g` holds the submission's copy (read-only in the sandbox) and two writable
@@ -278,6 +281,8 @@ function testRunEnv(plan: GradePlan, folders: Omit<GradeFolders, "runEnv">): Rec
     LAB_LANG: lang,
     LAB_SEED: String(seed),
     LAB_HANG_MS: String(hangMs),
+    // (Read by vitest-overrides.ts; without it, its default.)
+    ...(plan.testWorkers === undefined ? {} : { LAB_MAX_WORKERS: String(plan.testWorkers) }),
     LAB_HOMEWORK_TIMEOUT_MS: String(3 * hangMs),
     LAB_FIXTURE_ROOT: fixtureRoot,
     LAB_GRADE_CACHE_DIR: join(scratch, "cache"),

@@ -89,6 +89,8 @@ describe("grade CLI", () => {
     expect((await cli(["--seed", "-1"])).status).toBe(2);
     expect((await cli(["--seed", ""])).status).toBe(2);
     expect((await cli(["--hang-ms", "0"])).status).toBe(2);
+    expect((await cli(["--test-workers", "0"])).status).toBe(2);
+    expect((await cli(["--test-workers", "1.5"])).status).toBe(2);
     expect((await cli(["--batch", work, "--student-pattern", "("])).stderr).toContain("--student-pattern is not a regular expression");
     expect((await cli(["--batch", work, "--student-pattern", "^lab33-"])).stderr).toContain("--student-pattern needs a capture group");
     expect((await cli(["--workers", "0", "--batch", work])).status).toBe(2);
