@@ -3,13 +3,13 @@
 // never sends (an initialize result without serverInfo, the line null).
 
 import { isAlive } from "../../../../fixtures/index.ts";
-import { received, startupWithin, waitFor } from "../../tests/support.ts";
+import { received, waitFor } from "../../tests/support.ts";
 import { scriptedCommand } from "../scripted-server.ts";
 import { killServer, pidsRecorded, settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
 import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
-import { SideStep } from "./side.ts";
+import { closedLeavingNothing, expectInitialized, SideStep } from "./side.ts";
 
 /** Signals the side server's handlers ran, by its stillness report (none before it first wrote it). */
 const signalsHandled = (ws: { state(): { signals?: number } | undefined }): number => Number(ws.state()?.signals) || 0;
@@ -25,8 +25,7 @@ export class PoliteClose extends SideStep {
   }
   async side(): Promise<void> {
     await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      await expectInitialized(side);
       const held = settled(side.client.callTool("never", {}));
       await waitFor(() => received(side.ws.log(), "tools/call").length > 0, "the server receiving callTool(\"never\")").catch(() => {});
       // What was alive as each close() resolved, while the model had not ended the server yet.
@@ -79,8 +78,7 @@ export class ScriptedFaults extends SideStep {
     await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
       await this.fault(side, INIT_LABEL, () => side.client.initialize());
       scriptedCommand(side.ws, { "tools/call": { raw: ["null"] } });
-      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize() (a fresh server, answered in full)", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      await expectInitialized(side, "initialize() (a fresh server, answered in full)");
       await this.fault(side, CALL_LABEL, () => side.client.callTool("echo", { value: "x" }));
     });
   }
@@ -111,8 +109,7 @@ export class ExitPipesHeld extends SideStep {
   }
   async side(): Promise<void> {
     await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["stubborn-grandchild"] }, async (side) => {
-      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      await expectInitialized(side);
       // The child records its pid once it ignores SIGTERM (the server recorded its own first).
       await pidsRecorded(side.ws, 2);
       const held = settled(side.client.callTool("never", {}));
@@ -120,10 +117,7 @@ export class ExitPipesHeld extends SideStep {
       killServer(side.ws.pids()[0]);
       const label = 'callTool("never"), then SIGKILL to the server only';
       expectOutcome(await settle(held, label), { code: "MCP_PROCESS_EXIT" }, "rubric/process", label);
-      const closed = await settle(settled(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), "close()");
-      expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", "close()");
-      const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
-      expectThat(left.length === 0, "rubric/process", "alive", { step: "close() (the server was killed, its child ignores SIGTERM)", pids: left.join(", ") });
+      await closedLeavingNothing(side, "close() (the server was killed, its child ignores SIGTERM)");
     });
   }
   toString(): string {
@@ -139,8 +133,7 @@ const CONTRACT_CODES = ["MCP_INVALID_ARGUMENT", "MCP_SPAWN_FAILED", "MCP_NOT_INI
 export class WriteAfterStdinClosed extends SideStep {
   async side(): Promise<void> {
     await this.withSide({ timeoutMs: 60_000 }, {}, async (side) => {
-      const init = await startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), "initialize()").catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: "initialize()", expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      await expectInitialized(side);
       const last = 'callTool("echo", { closeStdin: true }) // the server stops reading as it answers';
       expectOutcome(await settle(settled(side.client.callTool("echo", { value: "last", closeStdin: true })), last), { value: { content: "last" } }, "rubric/lifecycle", last);
       const next = 'callTool("echo") // its write fails (EPIPE); timeoutMs 60000';

@@ -23,6 +23,20 @@ async function initialized(side: Side, label: string) {
   return startupWithin(side.ws, settled(Promise.resolve().then(() => side.client.initialize())), label).catch((error: Error) => ({ status: "rejected" as const, reason: { code: `(${error.message})` } }));
 }
 
+/** initialize() on a side client, which must resolve (a rubric/handshake finding when it does not). */
+export async function expectInitialized(side: Side, step = "initialize()"): Promise<void> {
+  const init = await initialized(side, "initialize()");
+  expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+}
+
+/** close() on a side client: it must resolve, and once it has, no process the fixture recorded is alive. */
+export async function closedLeavingNothing(side: Side, step: string): Promise<void> {
+  const closed = await settle(settled(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), "close()");
+  expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", "close()");
+  const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
+  expectThat(left.length === 0, "rubric/process", "alive", { step, pids: left.join(", ") });
+}
+
 // A side step's base: it neither reads nor changes the run's model, so a run may start it
 // early (start()) and it runs beside the other steps; its verdict is taken at its place in
 // the sequence, so the report is the same as if it had run there. An error escaping while it
@@ -105,14 +119,10 @@ export class FaultThenClose extends SideStep {
   }
   async side(): Promise<void> {
     await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      const init = await initialized(side, "initialize()");
-      expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      await expectInitialized(side);
       const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
       expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
-      const closed = await settle(settled(Promise.resolve().then(() => side.client.close()).then(() => side.ws.pids().filter(isAlive))), `close()`);
-      expectOutcome(closed.status === "fulfilled" ? { status: "fulfilled", value: undefined } : closed, { value: undefined }, "rubric/process", `close()`);
-      const left = closed.status === "fulfilled" ? (closed.value as number[]) : [];
-      expectThat(left.length === 0, "rubric/process", "alive", { step: `close() resolved`, pids: left.join(", ") });
+      await closedLeavingNothing(side, "close() resolved");
     });
   }
   toString(): string {
