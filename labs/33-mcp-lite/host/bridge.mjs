@@ -58,8 +58,11 @@ function answer(/** @type {string} */ line) {
   Atomics.notify(control, 0);
 }
 
+/** What the host may say: a call's outcome, a synchronous answer, a callback, an escaped error. */
+const HOST_SAYS = new Set(["settled", "reply", "callback", "escaped"]);
+
 // The host's lines: the answer the main thread waits for goes through the shared buffer,
-// everything else is posted.
+// the other kinds it may send are posted.
 function readHost(/** @type {number} */ maxLine) {
   const socket = host.socket;
   let buffer = "";
@@ -86,7 +89,10 @@ function readHost(/** @type {number} */ maxLine) {
       if (message?.t === "reply" && syncSeqs.has(message.seq)) {
         syncSeqs.delete(message.seq);
         answer(line);
-      } else port.postMessage(message);
+      } else if (HOST_SAYS.has(message?.t)) port.postMessage(message);
+      // (Anything else is dropped: "pid", "exit" and "fault" are this bridge's words about the
+      // host, never the host's. A host that says them, a forged exit to pass the drain check or
+      // pids for the worker to kill, is not heard.)
     }
   });
   socket.on("error", () => {});
