@@ -4,7 +4,7 @@
 // writable scratch folders), with the test run's environment.
 
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -13,7 +13,7 @@ import type { ResultHead } from "./grade-result.ts";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, type LabManifest, type Lang } from "./manifest.ts";
 import { todoMarkers } from "./report/progress.ts";
-import { SANDBOX_UID, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
+import { reachableByOthers, SANDBOX_UID, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -194,27 +194,6 @@ function noteSandboxFailed(why: string): void {
   if (setupFailed) return;
   setupFailed = why;
   process.stderr.write(`${t("sandboxFallback", "en", { why })}\n`);
-}
-
-// Can a user who is neither owner nor group member traverse to `dir` and its packages?
-function reachableByOthers(dir: string): boolean {
-  const targets = [dir];
-  try {
-    targets.push(realpathSync(join(dir, "node_modules")));
-  } catch {
-    // no packages to reach
-  }
-  for (const target of targets) {
-    for (let d = target; ; d = dirname(d)) {
-      try {
-        if ((statSync(d).mode & 0o005) !== 0o005) return false;
-      } catch {
-        return false;
-      }
-      if (dirname(d) === d) break;
-    }
-  }
-  return true;
 }
 
 // Folders no submission may see: every lab's reference solution and corpus (from the lab

@@ -1,6 +1,8 @@
 // The operating-system sandbox around every process that loads a submission (the import
 // check and the test run). On Linux it is util-linux `unshare`: new PID, mount and network
-// namespaces (plus a user namespace when the grader is not root), a private root built by
+// namespaces (plus a user namespace when the grader is not root, with the user's subordinate
+// ids mapped where it has them, so the payload and the client hosts get users of their own
+// there as they do under root), a private root built by
 // `ns-init.mjs`, an unprivileged identity and resource limits. The writable scratch folder is a
 // size-capped tmpfs inside the sandbox (gone with it): the records the outer grader needs from
 // it come back in ns-init's report, read there without trusting them (../safe-fs.mjs). Elsewhere, or where the kernel
@@ -11,7 +13,8 @@
 // key), 1 and 2 output (diagnostics only), 3 the result channel (see channel.ts).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { userInfo } from "node:os";
 import type { RecordRead } from "../safe-fs.mjs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -24,10 +27,17 @@ export type SandboxKind = "root" | "user" | "none";
 
 const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
-/** The unprivileged user the payload runs as when the grader is real root (nobody). */
+/** The unprivileged user the payload runs as when the grader is real root, or has subordinate ids (nobody). */
 export const SANDBOX_UID = 65534;
-/** The client hosts' own user when the grader is real root (in SANDBOX_UID's group; see host-launcher.mjs). */
+/** The client hosts' own user where the payload has one (in SANDBOX_UID's group; see host-launcher.mjs). */
 export const HOST_UID = 65533;
+
+/** A block of subordinate ids (/etc/subuid, /etc/subgid): where each starts outside, and how many. */
+export interface IdBlock {
+  uid: number;
+  gid: number;
+  count: number;
+}
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 /** Size of the sandbox's writable scratch folder (a tmpfs), in bytes. */
@@ -44,10 +54,19 @@ export const SANDBOX_PROCESSES = 2048;
 // New PID (own /proc), network, mount, System V IPC (shared memory and message queues die with
 // the sandbox) and UTS namespaces.
 const BASE_FLAGS = ["--pid", "--fork", "--mount-proc", "--net", "--mount", "--ipc", "--uts", "--kill-child"];
-let probed: { kind: SandboxKind; why: string } | undefined;
+let probed: { kind: SandboxKind; why: string; ids?: IdBlock } | undefined;
 
-// Which kind of sandbox this machine allows (probed once per process, about 10 ms).
-export function sandboxSupport(): { kind: SandboxKind; why: string } {
+// The flags of a user-namespace sandbox: the grader's user is uid 0 there; with a block of
+// subordinate ids, ids 1 to count are that block (newuidmap writes the map).
+function userFlags(ids?: IdBlock): string[] {
+  const block = ids ? [`--map-users=${ids.uid},1,${ids.count}`, `--map-groups=${ids.gid},1,${ids.count}`] : [];
+  return ["--user", "--map-root-user", ...block, ...BASE_FLAGS];
+}
+
+// Which kind of sandbox this machine allows (probed once per process, about 10 ms), and for a
+// user namespace the subordinate ids it maps, where the grader's user has a block that holds
+// the payload's and the hosts' users and newuidmap/newgidmap (shadow's uidmap) are installed.
+export function sandboxSupport(): { kind: SandboxKind; why: string; ids?: IdBlock } {
   if (probed) return probed;
   if (process.platform !== "linux") return (probed = { kind: "none", why: `namespaces need Linux (this is ${process.platform})` });
   for (const tool of ["/usr/bin/unshare", "/usr/bin/setpriv", "/usr/bin/prlimit", "/usr/bin/env"]) {
@@ -55,14 +74,72 @@ export function sandboxSupport(): { kind: SandboxKind; why: string } {
   }
   if (!existsSync("/usr/sbin/chroot") && !existsSync("/usr/bin/chroot")) return (probed = { kind: "none", why: "chroot is missing (coreutils)" });
   const isRoot = process.getuid?.() === 0;
-  const tries: Array<[SandboxKind, string[]]> = isRoot ? [["root", BASE_FLAGS], ["user", ["--user", "--map-root-user", ...BASE_FLAGS]]] : [["user", ["--user", "--map-root-user", ...BASE_FLAGS]]];
+  const ids = subordinateIds();
+  const tries: Array<[SandboxKind, string[], IdBlock?]> = [...(isRoot ? [["root", BASE_FLAGS] as [SandboxKind, string[]]] : []), ...(ids ? [["user", userFlags(ids), ids] as [SandboxKind, string[], IdBlock]] : []), ["user", userFlags()]];
   let why = "";
-  for (const [kind, flags] of tries) {
+  for (const [kind, flags, mapped] of tries) {
     const out = spawnSync("/usr/bin/unshare", [...flags, "/bin/sh", "-c", "mount -t tmpfs none /tmp"], { encoding: "utf8", timeout: 5_000 });
-    if (out.status === 0) return (probed = { kind, why: "" });
+    if (out.status === 0) return (probed = { kind, why: "", ...(mapped ? { ids: mapped } : {}) });
     why = (out.stderr || out.error?.message || `exit ${out.status}`).trim().split("\n")[0]!;
   }
   return (probed = { kind: "none", why: `the kernel refused namespaces: ${why}` });
+}
+
+// The grader's user's first block of subordinate ids that holds the sandbox's users (ids 1 to
+// SANDBOX_UID inside), where newuidmap and newgidmap are on the PATH; undefined otherwise.
+export function subordinateIds(): IdBlock | undefined {
+  const dirs = (process.env.PATH ?? "/usr/bin:/bin").split(":").filter(Boolean);
+  if (!["newuidmap", "newgidmap"].every((tool) => dirs.some((dir) => existsSync(join(dir, tool))))) return undefined;
+  let user: { uid: number; username: string };
+  try {
+    user = userInfo();
+  } catch {
+    return undefined;
+  }
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const uid = idBlockStart(read("/etc/subuid"), user.username, user.uid);
+  const gid = idBlockStart(read("/etc/subgid"), user.username, user.uid);
+  return uid === undefined || gid === undefined ? undefined : { uid, gid, count: SANDBOX_UID };
+}
+
+/** Where the first block of `text` (/etc/subuid's format, `name:start:count`) for this user that holds SANDBOX_UID ids starts. */
+export function idBlockStart(text: string, username: string, uid: number): number | undefined {
+  for (const line of text.split("\n")) {
+    const [name, start, count] = line.trim().split(":");
+    if (name !== username && name !== String(uid)) continue;
+    const first = Number(start);
+    const size = Number(count);
+    if (/^\d+$/.test(start ?? "") && /^\d+$/.test(count ?? "") && size >= SANDBOX_UID && first > 0) return first;
+  }
+  return undefined;
+}
+
+// Can a user who is neither owner nor group member traverse to `dir` and its packages? The
+// sandbox's own users (root mode, or mapped subordinate ids) read the project as such a user.
+export function reachableByOthers(dir: string): boolean {
+  const targets = [dir];
+  try {
+    targets.push(realpathSync(join(dir, "node_modules")));
+  } catch {
+    // no packages to reach
+  }
+  for (const target of targets) {
+    for (let d = target; ; d = dirname(d)) {
+      try {
+        if ((statSync(d).mode & 0o005) !== 0o005) return false;
+      } catch {
+        return false;
+      }
+      if (dirname(d) === d) break;
+    }
+  }
+  return true;
 }
 
 export interface PayloadOptions {
@@ -90,6 +167,13 @@ export interface PayloadOptions {
    * itself (the import check), so whatever it starts is reported.
    */
   childWorkers?: boolean;
+  /**
+   * In a user namespace: the subordinate ids to map (null: none). Default: the block
+   * sandboxSupport() found, where the project is reachable by others (the sandbox's users
+   * read it as others, as under root); without one, the payload and the hosts are uid 0 of
+   * the namespace, without capabilities.
+   */
+  ids?: IdBlock | null;
 }
 
 export interface NsReport {
@@ -114,7 +198,8 @@ export interface Payload {
 // Starts the payload, sandboxed or not, in a process group of its own.
 export function startPayload(options: PayloadOptions): Payload {
   if (options.sandbox === "none") return startUnsandboxed(options);
-  const flags = options.sandbox === "user" ? ["--user", "--map-root-user", ...BASE_FLAGS] : BASE_FLAGS;
+  const ids = mappedIds(options);
+  const flags = options.sandbox === "user" ? userFlags(ids) : BASE_FLAGS;
   const child = spawn(...dieWithGrader(["/usr/bin/unshare", ...flags, process.execPath, NS_INIT]), {
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
@@ -123,7 +208,7 @@ export function startPayload(options: PayloadOptions): Payload {
     shell: false,
   });
   child.stdin!.on("error", () => {});
-  child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options) })}\n${options.input}`);
+  child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options, ids !== undefined) })}\n${options.input}`);
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: readReport(child.stdio[4] as Readable) };
 }
 
@@ -146,17 +231,28 @@ function dieWithGrader(command: string[]): [string, string[]] {
 }
 const SETPRIV = "/usr/bin/setpriv";
 
-// What ns-init needs to build the sandbox and start the payload in it.
-function nsInitConfig(options: PayloadOptions) {
+// The subordinate ids a user-namespace payload maps (see PayloadOptions.ids).
+function mappedIds(options: PayloadOptions): IdBlock | undefined {
+  if (options.sandbox !== "user") return undefined;
+  if (options.ids !== undefined) return options.ids ?? undefined;
+  const found = sandboxSupport().ids;
+  return found && reachableByOthers(options.root) ? found : undefined;
+}
+
+// What ns-init needs to build the sandbox and start the payload in it. Its "root" mode is
+// for a namespace where the payload's and the hosts' users exist (real root, or a user
+// namespace with subordinate ids mapped): inside, both build the same sandbox.
+function nsInitConfig(options: PayloadOptions, mapped: boolean) {
+  const users = options.sandbox === "root" || mapped;
   return {
     root: options.root,
     also: outsideDependencies(options.root),
     gradeDir: options.gradeDir,
     scratch: options.scratch,
     hide: options.hide,
-    mode: options.sandbox,
+    mode: users ? "root" : "user",
     uid: SANDBOX_UID,
-    hostUid: options.sandbox === "root" ? HOST_UID : SANDBOX_UID,
+    hostUid: users ? HOST_UID : SANDBOX_UID,
     command: options.command,
     cwd: options.cwd,
     env: options.env,

@@ -6,21 +6,17 @@
 // the host's processes under their own pids, a connection without the token gets nothing,
 // and nothing the host started outlives the payload.
 
-import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../grader/grade.ts";
 import { commandLine, isLive, listProcs } from "../../grader/procs.ts";
-import { HOST_UID, SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
+import { HOST_UID, SANDBOX_UID, startPayload } from "../../grader/sandbox/index.ts";
+import { kinds, sandboxOf, support, type Kind } from "./sandbox-kinds.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-host-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const support = sandboxSupport();
-const userNamespaces =
-  process.platform === "linux" && spawnSync("/usr/bin/unshare", ["--user", "--map-root-user", "--pid", "--fork", "--mount", "/bin/true"], { timeout: 5_000 }).status === 0;
-const kinds = [...(support.kind === "root" ? (["root"] as const) : []), ...(userNamespaces ? (["user"] as const) : [])];
 
 // The client host: what it can see and reach, then a grandchild (`sleep 3141`) whose pid goes
 // into the shared fixture folder, then its report on fd 3. It never exits by itself.
@@ -31,7 +27,9 @@ const { WORKER_PID, SHARED, SCRATCH } = process.env;
 const attempt = (fn) => { try { fn(); return "ok"; } catch (e) { return e.code; } };
 const sleeper = spawn("sleep", ["3141"], { stdio: "ignore" });
 fs.writeFileSync(SHARED + "/pids.txt", String(sleeper.pid));
+// (A "reply" the bridge was not waiting for: the kind of message a host may send that it passes on.)
 fs.writeSync(3, JSON.stringify({
+  t: "reply",
   uid: process.getuid(),
   gid: process.getgid(),
   pid: process.pid,
@@ -118,14 +116,14 @@ const [bridge, scratch] = process.argv.slice(1);
 const hosts = {
   exit7: "process.exit(7)",
   term: "process.kill(process.pid, 'SIGTERM'); setInterval(() => {}, 1000)",
-  stop: "require('node:fs').writeSync(3, JSON.stringify({ t: 'up' }) + String.fromCharCode(10)); setInterval(() => {}, 1000)",
+  stop: "require('node:fs').writeSync(3, JSON.stringify({ t: 'reply', up: true }) + String.fromCharCode(10)); setInterval(() => {}, 1000)",
 };
 (async () => {
   const exits = {};
   for (const [name, code] of Object.entries(hosts)) {
     const worker = new Worker(bridge, { workerData: { sab: new SharedArrayBuffer(64), command: [process.execPath, "-e", code], env: { PATH: process.env.PATH }, cwd: scratch, maxLine: 1 << 20 } });
     exits[name] = await new Promise((resolve) => worker.on("message", (m) => {
-      if (m.t === "up") worker.postMessage({ t: "stop" });
+      if (m.up === true) worker.postMessage({ t: "stop" });
       if (m.t === "exit") resolve({ code: m.code, signal: m.signal });
     }));
     await worker.terminate();
@@ -135,7 +133,7 @@ const hosts = {
 `;
 
 // A payload in a fresh grade folder of its own, its scratch the payload's user's.
-function hostingPayload(kind: "root" | "user", name: string, script: string, args: string[]) {
+function hostingPayload(kind: Kind, name: string, script: string, args: string[]) {
   const gradeDir = join(work, `${name}-${kind}`);
   const scratch = join(gradeDir, "scratch");
   mkdirSync(scratch, { recursive: true });
@@ -148,7 +146,7 @@ function hostingPayload(kind: "root" | "user", name: string, script: string, arg
     cwd: scratch,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LAB_CLIENT_HOST: "1", LAB_FIXTURE_ROOT: shared },
     input: "",
-    sandbox: kind,
+    ...sandboxOf(kind),
     root: ROOT,
     hide: [],
     gradeDir,
@@ -189,8 +187,9 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
     // is the worker's (the other folders are its own, empty).
     expect(seen.host).toMatchObject({ pid: 2, ppid: 1, workerProc: "ENOENT", launcher: "ENOENT", launcherEnv: [], sharedWrite: "ok" });
     expect(seen.host.procs).toBe(3);
-    // As root a user of its own, in the payload's group; in a user namespace the one uid there is.
-    expect([seen.host.uid, seen.host.gid]).toEqual(kind === "root" ? [HOST_UID, SANDBOX_UID] : [0, 0]);
+    // A user of its own, in the payload's group (as root, or with subordinate ids mapped); in a
+    // user namespace without them, the one uid there is.
+    expect([seen.host.uid, seen.host.gid]).toEqual(kind === "user" ? [0, 0] : [HOST_UID, SANDBOX_UID]);
     expect(seen.host.scratch).toEqual(["cwd", "fixtures", "home"]);
     expect(seen.fromHost).toBe(true);
     // The worker: the host's pid in its own view, one level down it is 2; the grandchild found

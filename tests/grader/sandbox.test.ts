@@ -14,11 +14,11 @@ import { runCli } from "../../grader/cli-main.ts";
 import { chooseSandbox, grade, hiddenPaths, ROOT } from "../../grader/grade.ts";
 import { isLive, listProcs, commandLine } from "../../grader/procs.ts";
 import { readChannel, sign } from "../../grader/sandbox/channel.ts";
-import { SANDBOX_SCRATCH_BYTES, SANDBOX_UID, sandboxSupport, startPayload } from "../../grader/sandbox/index.ts";
+import { SANDBOX_SCRATCH_BYTES, SANDBOX_UID, startPayload } from "../../grader/sandbox/index.ts";
+import { kinds, sandboxOf, support } from "./sandbox-kinds.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const support = sandboxSupport();
 
 // The project's esbuild binary (what tsx starts as its transform service).
 const ESBUILD = join(ROOT, "node_modules", "@esbuild", `${process.platform}-${process.arch}`, "bin", "esbuild");
@@ -56,9 +56,6 @@ function report(network) {
 
 // As root the grader uses the root path; the user-namespace path (a grader that is not root)
 // is checked too wherever the kernel allows unprivileged user namespaces.
-const userNamespaces =
-  process.platform === "linux" && spawnSync("/usr/bin/unshare", ["--user", "--map-root-user", "--pid", "--fork", "--mount", "/bin/true"], { timeout: 5_000 }).status === 0;
-const kinds = [...(support.kind === "root" ? (["root"] as const) : []), ...(userNamespaces ? (["user"] as const) : [])];
 
 describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => {
   it("runs the payload as nobody (or capless) in a read-only project with hidden solutions, a private /tmp, no network, and kills what it left", async () => {
@@ -76,7 +73,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
       cwd: scratch,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       input: "",
-      sandbox: kind,
+      ...sandboxOf(kind),
       root: ROOT,
       hide,
       gradeDir,
@@ -95,7 +92,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
     expect(seen).toMatchObject({ project: "EROFS", scratch: "written", solution: [], hostTmp: false, home: false, network: "ENETUNREACH" });
     // A PID namespace of its own: numbering starts again at 1 (ns-init), its mounts took a few.
     expect(seen.pid).toBeLessThan(200);
-    expect(seen.uid).toBe(kind === "root" ? SANDBOX_UID : 0);
+    expect(seen.uid).toBe(kind === "user" ? 0 : SANDBOX_UID);
     // No capability left, and none to regain (empty bounding set).
     expect(seen.capabilities).toEqual(["0000000000000000", "0000000000000000"]);
     // ns-init saw the daemon alive when the payload exited; the namespace took it down.
@@ -138,7 +135,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the sandbox's scratch and IPC (%
       cwd: scratch,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       input: "",
-      sandbox: kind,
+      ...sandboxOf(kind),
       root: ROOT,
       hide: [],
       gradeDir,
