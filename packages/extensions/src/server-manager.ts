@@ -19,6 +19,7 @@ import { McpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/
 import type { CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 import { isPlainObject, type Tool } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
 import { check } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
+import { waitForStart } from "./call-wait.ts";
 import { Heartbeat } from "./heartbeat.ts";
 import { resolveConfig, type ClientEvents, type Config, type ManagedClient, type ManagerState, type ServerManagerOptions } from "./server-manager-options.ts";
 
@@ -116,11 +117,11 @@ export class ServerManager {
   // Calls a tool on a healthy server, starting (or restarting, after the backoff) one
   // when needed. Never retries: a failed call is the caller's to judge.
   async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<unknown> {
-    return this.run((client, call) => client.callTool(name, args, call), options);
+    return this.run("tools/call", (client, call) => client.callTool(name, args, call), options);
   }
 
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    return this.run((client, call) => client.listTools(call), options);
+    return this.run("tools/list", (client, call) => client.listTools(call), options);
   }
 
   /** Lifts a quarantine (after the configuration or binary changed and was approved again). */
@@ -137,9 +138,13 @@ export class ServerManager {
   }
 
   // Runs one call with its own AbortController, linked to the caller's signal, so a
-  // parent abort can end it through the client's normal settle path.
-  private async run<T>(work: (client: ManagedClient, call: CallOptions) => Promise<T>, options: CallOptions): Promise<T> {
-    const client = await this.ready();
+  // parent abort can end it through the client's normal settle path. The call's signal and
+  // deadline hold from the moment it is made: while its server starts, too (the start goes
+  // on for the other callers).
+  private async run<T>(method: string, work: (client: ManagedClient, call: CallOptions) => Promise<T>, options: CallOptions): Promise<T> {
+    const began = this.config.now();
+    const client = await this.readyFor(method, options);
+    const left = options.timeoutMs === undefined ? undefined : Math.max(1, Math.ceil(options.timeoutMs - (this.config.now() - began)));
     const controller = new AbortController();
     const callerSignal = options.signal;
     const forward = () => controller.abort(callerSignal?.reason);
@@ -148,7 +153,7 @@ export class ServerManager {
     this.calls.add(controller);
     this.heartbeat.stop();
     try {
-      return await work(client, { ...options, signal: controller.signal });
+      return await work(client, { ...options, signal: controller.signal, ...(left === undefined ? {} : { timeoutMs: left }) });
     } catch (error) {
       if (error instanceof McpError && SERVER_FAILURES.has(error.code)) this.serverFailed(client, error);
       // A call that timed out may mean a frozen server: ask it at once, on its own deadline.
@@ -159,6 +164,11 @@ export class ServerManager {
       callerSignal?.removeEventListener("abort", forward);
       this.heartbeat.arm(this.client);
     }
+  }
+
+  // ready() for one call (call-wait.ts): an already aborted signal starts nothing.
+  private readyFor(method: string, options: CallOptions): Promise<ManagedClient> {
+    return waitForStart(method, options, () => this.ready());
   }
 
   // Returns a healthy client, starting one if allowed. Concurrent callers share one start.

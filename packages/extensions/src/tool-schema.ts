@@ -34,8 +34,34 @@ export function checkSchema(inputSchema: unknown, limits: SchemaLimits): Record<
   return JSON.parse(schemaJson) as Record<string, unknown>;
 }
 
-// Compiles a schema with its own validator, or says why it cannot be.
+/** Compiled schemas kept (by their JSON), the least recently used dropped first. */
+const COMPILED_KEPT = 256;
+const compiled = new Map<string, ValidateFunction | string>();
+
+// Compiles a schema with its own validator, or says why it cannot be. A schema seen before
+// (the same JSON) gets the validator it got then: compiling costs tens to hundreds of ms of
+// blocked event loop per schema, and a manager lists its servers' tools on every tools() and
+// select(). A validator is a function of its schema alone (no formats, no shared instance).
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction | string {
+  let key: string;
+  try {
+    key = JSON.stringify(schema);
+  } catch {
+    return "inputSchema is not serializable";
+  }
+  const kept = compiled.get(key);
+  if (kept !== undefined) {
+    compiled.delete(key);
+    compiled.set(key, kept);
+    return kept;
+  }
+  const made = compileFresh(schema);
+  compiled.set(key, made);
+  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
+  return made;
+}
+
+function compileFresh(schema: Record<string, unknown>): ValidateFunction | string {
   // One validator per tool: a schema's $id registers it, so a shared instance would let
   // one tool's schema collide with, or be $ref'd by, another's.
   const ajv = new Ajv({

@@ -156,6 +156,25 @@ describe("server manager", () => {
     await expect(other).resolves.toEqual({ content: "other" });
   });
 
+  it("holds a call's own abort and timeoutMs while its server starts, and starts nothing for a signal already aborted", async () => {
+    const m = managed({ scenarios: ["hang-initialize"] });
+    const before = new AbortController();
+    before.abort("user");
+    expect(await failure(m.manager.callTool("echo", { value: 1 }, { signal: before.signal }))).toMatchObject({ code: "MCP_ABORTED", method: "tools/call", outcome: "not-sent" });
+    expect(m.manager.state).toBe("idle");
+    expect(m.ws.pids()).toEqual([]);
+    // The server never answers initialize (the client's own deadline is 5 s): the call's 200 ms end its wait.
+    const timed = await failure(m.manager.callTool("echo", { value: 2 }, { timeoutMs: 200 }));
+    expect(timed).toMatchObject({ code: "MCP_TIMEOUT", method: "tools/call", outcome: "not-sent", timeoutMs: 200, message: expect.stringContaining("while its server started") });
+    const controller = new AbortController();
+    const stopped = failure(m.manager.listTools({ signal: controller.signal }));
+    await waitFor(() => received(m.ws.log(), "initialize").length === 1, "the initialize request");
+    controller.abort("user");
+    expect(await stopped).toMatchObject({ code: "MCP_ABORTED", method: "tools/list", outcome: "not-sent" });
+    // One start for all three: it goes on for whoever calls next.
+    expect(received(m.ws.log(), "initialize")).toHaveLength(1);
+  });
+
   it("close() during a start ends the start and leaves no process", async () => {
     const m = managed({ scenarios: ["hang-initialize"] });
     const call = failure(m.manager.callTool("echo", { value: 1 }));

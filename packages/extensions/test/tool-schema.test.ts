@@ -26,6 +26,28 @@ describe("compileSchema", () => {
   });
 });
 
+describe("compileSchema's cache", () => {
+  it("gives a schema seen before (the same JSON) the validator it got then, and keeps the last 256", () => {
+    const schema = (n: number) => ({ type: "object", properties: { n: { const: n } }, required: ["n"] });
+    const first = compileSchema(schema(1));
+    expect(typeof first).toBe("function");
+    // A fresh object with the same JSON: no second compile.
+    expect(compileSchema(schema(1))).toBe(first);
+    const other = compileSchema(schema(2));
+    expect(other).not.toBe(first);
+    expect(typeof other === "function" && other({ n: 2 })).toBe(true);
+    expect(typeof other === "function" && other({ n: 1 })).toBe(false);
+    // 256 other schemas later the first one is compiled again.
+    for (let n = 3; n < 3 + 256; n += 1) compileSchema(schema(n));
+    const again = compileSchema(schema(1));
+    expect(again).not.toBe(first);
+    expect(typeof again === "function" && again({ n: 1 })).toBe(true);
+    // Refusals are kept too, with their reason.
+    expect(compileSchema({ type: "object", properties: { a: { type: 7 } } })).toMatch(/not a valid JSON Schema/);
+    expect(compileSchema({ type: "object", properties: { a: { type: 7 } } })).toMatch(/not a valid JSON Schema/);
+  });
+});
+
 describe("riskyPattern", () => {
   it.each([
     ["(ab+)+", "several characters before the inner quantifier"],

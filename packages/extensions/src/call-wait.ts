@@ -1,0 +1,36 @@
+// One call's wait for its server to start (server-manager.ts): the call's own signal and
+// timeoutMs hold from the moment it is made. An already aborted signal starts nothing; an
+// abort, or the call's deadline, while the server starts ends this call's wait (MCP_ABORTED,
+// MCP_TIMEOUT; the request was never sent), not the start, which goes on for other callers.
+
+import { McpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
+import type { CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
+
+export function waitForStart<T>(method: string, { signal, timeoutMs }: CallOptions, start: () => Promise<T>): Promise<T> {
+  if (signal?.aborted) return Promise.reject(notSent("MCP_ABORTED", `${method}: aborted before it was sent`, method, { cause: signal.reason }));
+  const ready = start();
+  if (!signal && timeoutMs === undefined) return ready;
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      settle();
+    };
+    const onAbort = () => finish(() => reject(notSent("MCP_ABORTED", `${method}: aborted while its server started`, method, { cause: signal?.reason })));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // (Only a valid deadline: a timeoutMs that is no positive integer is the client's to refuse.)
+    if (typeof timeoutMs === "number" && Number.isInteger(timeoutMs) && timeoutMs > 0) {
+      timer = setTimeout(() => finish(() => reject(notSent("MCP_TIMEOUT", `${method}: timed out after ${timeoutMs} ms while its server started`, method, { timeoutMs }))), timeoutMs);
+    }
+    ready.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(error)),
+    );
+  });
+}
+
+// A call that ended before its server was ready: nothing was sent.
+function notSent(code: McpErrorCode, message: string, method: string, details: { cause?: unknown; timeoutMs?: number }): McpError {
+  return new McpError(code, message, { method, phase: "request", outcome: "not-sent", ...details });
+}
