@@ -134,6 +134,7 @@ const T = {
     initializeShape: "sends initialize with protocolVersion, capabilities and clientInfo, and refuses an answer without capabilities or serverInfo",
     noImplicitStart: "rejects calls after the server died with MCP_NOT_INITIALIZED and starts nothing until initialize()",
     errorDataBounded: "keeps McpError.data of a remote error size-bounded",
+    oddAnswers: "resolves a result of null as sent, keeps an error's data of 0 and of null, and settles nothing with an error whose id is null",
   }),
   ...testsOf("rubric/id-matching", {
     burst: "concurrent calls to one tool, released in a seeded random order, each to its own caller",
@@ -156,6 +157,8 @@ const T = {
     preAbortedEvery: "rejects listTools() and callTool() with an already aborted signal with MCP_ABORTED and writes nothing",
     closeRejectsFirst: "rejects pending calls with CLIENT_CLOSED as soon as close() is called, before the server is gone",
     drained: "lets the client's process exit on its own once every client is closed (observed from outside it)",
+    listDeadline: "times out listTools() at the timeoutMs it is given",
+    busyDefault: "takes 256 calls in flight by default (maxPending) and refuses the 257th with MCP_BUSY",
   }),
   ...testsOf("rubric/process", {
     noShell: "starts the server without a shell and passes odd arguments through verbatim",
@@ -190,9 +193,9 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "handshake-sequence", quote: "and only then counts as initialized", tests: [T.happy, T.initializedAfter, T.initializeShape] },
   { id: "handshake-shared", quote: "Concurrent calls share one in-flight handshake", tests: [T.sharedInit] },
   { id: "handshake-failure", quote: "A failed handshake leaves `initialized` false and stops the child it started", tests: [T.badVersion, T.closeAfterFailedHandshake, T.failedHandshakeStops, T.exitInHandshake] },
-  { id: "result-verbatim", quote: "`callTool` resolves with the JSON-RPC `result` exactly as the server sent it", tests: [T.happy, T.burst, T.splitCharacter, T.isErrorResult] },
+  { id: "result-verbatim", quote: "`callTool` resolves with the JSON-RPC `result` exactly as the server sent it", tests: [T.happy, T.burst, T.splitCharacter, T.isErrorResult, T.oddAnswers] },
   { id: "ids-increasing", quote: "Requests carry client-made, strictly increasing integer ids", tests: [T.ids] },
-  { id: "match-by-id", quote: "Responses are matched by id alone", tests: [T.outOfOrder, T.strayIds, T.lateAnswer, T.burst, T.timeout] },
+  { id: "match-by-id", quote: "Responses are matched by id alone", tests: [T.outOfOrder, T.strayIds, T.lateAnswer, T.burst, T.timeout, T.oddAnswers] },
   { id: "notifications-settle-nothing", quote: "Server notifications (no id) never settle a request", tests: [T.strayIds] },
   { id: "settle-once", quote: "Each request settles exactly once", tests: [T.race, T.strayIds] },
   { id: "settle-cleanup", quote: "each delete the pending entry, clear its timer and remove its abort listener", tests: [T.cleanEndings, T.cleanExitClose, T.cleanWriteFailure, T.stress, T.abort, T.busyFreed, T.queuedTimeout, T.drained] },
@@ -213,7 +216,7 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "code-error", quote: "MCP_ERROR", tests: [T.remoteError] },
   { id: "code-timeout", quote: "MCP_TIMEOUT", tests: [T.timeout, T.cleanEndings] },
   { id: "code-aborted", quote: "MCP_ABORTED", tests: [T.abort] },
-  { id: "code-busy", quote: "MCP_BUSY", tests: [T.busy, T.busyFreed] },
+  { id: "code-busy", quote: "MCP_BUSY", tests: [T.busy, T.busyFreed, T.busyDefault] },
   { id: "code-process-exit", quote: "MCP_PROCESS_EXIT", tests: [T.serverExit, T.exitInHandshake] },
   { id: "code-client-closed", quote: "CLIENT_CLOSED", tests: [T.cleanExitClose, T.duringClose] },
   // The options.
@@ -221,11 +224,11 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "option-args", quote: "args", tests: [T.noShell] },
   { id: "option-cwd", quote: "cwd", tests: [T.env] },
   { id: "option-env", quote: "env", tests: [T.env] },
-  { id: "option-timeout", quote: "timeoutMs", tests: [T.badOptions, T.timeout, T.cleanEndings] },
+  { id: "option-timeout", quote: "timeoutMs", tests: [T.badOptions, T.timeout, T.cleanEndings, T.listDeadline] },
   { id: "option-close-timeout", quote: "closeTimeoutMs", tests: [T.sigkill] },
   { id: "option-max-line", quote: "maxLineBytes", tests: [T.oversized, T.lineCapBytes, T.lineCapDefault] },
   { id: "option-max-stderr", quote: "maxStderrBytes", tests: [T.stderrTail, T.stderrDrained, T.badOptions] },
-  { id: "option-max-pending", quote: "maxPending", tests: [T.busy] },
+  { id: "option-max-pending", quote: "maxPending", tests: [T.busy, T.busyDefault] },
 ];
 
 // ---- the starter's TODOs ----------------------------------------------------------------
@@ -257,9 +260,9 @@ const todos: TodoDef[] = [
     section: "7.1–7.4",
     lesson: `${LESSON}#pending-record`,
     checks: ["evidence/out-of-order", "rubric/id-matching", "rubric/lifecycle", "rubric/handshake"],
-    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure, T.busyFreed, T.isErrorResult, T.modelIds],
+    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure, T.busyFreed, T.isErrorResult, T.modelIds, T.busyDefault],
   },
-  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"], tests: [T.timeout, T.queuedTimeout] },
+  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"], tests: [T.timeout, T.queuedTimeout, T.listDeadline] },
   {
     tag: "abort",
     title: { zh: "AbortSignal：预先取消与运行中取消", en: "AbortSignal: before and during the call" },
@@ -275,7 +278,7 @@ const todos: TodoDef[] = [
     section: "7.7",
     lesson: LESSON_SECTIONS.remoteError,
     checks: ["evidence/remote-error", "rubric/handshake"],
-    tests: [T.remoteError, T.faults, T.errorDataBounded],
+    tests: [T.remoteError, T.faults, T.errorDataBounded, T.oddAnswers],
   },
   {
     tag: "handshake",

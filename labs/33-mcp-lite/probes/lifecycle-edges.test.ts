@@ -12,6 +12,7 @@ import { startedCount } from "../host/client-side.ts";
 import { pmsg } from "./messages.ts";
 import { describeOutcome, killServer, serverGone, settled, start } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
+import { scripted } from "./scripted-server.ts";
 
 // Every call is refused with CLIENT_CLOSED: close() is for good.
 async function expectRefused(h: ReturnType<typeof start>, when: string): Promise<void> {
@@ -141,6 +142,29 @@ describe("rubric/lifecycle", () => {
     await within(closingG, "close()", 10_000);
     await settleWithin(init, "initialize() ended by close()");
     check(g.pids().length === 1, pmsg("startedDuringClose", { what: g.pids().slice(1).join(", ") }));
+  });
+
+  // listTools() honours the timeoutMs it is given, as callTool() does (a server that never
+  // answers tools/list; the client's own deadline is 10 s). (That a call without one gets the
+  // client's timeoutMs is not probed: initialize() has that deadline too, and a deadline short
+  // enough to wait for would race the server's start on a loaded machine.)
+  it("times out listTools() at the timeoutMs it is given", async () => {
+    const s = scripted({ "tools/list": { raw: [] } });
+    await initialize(s);
+    const list = "listTools({ timeoutMs: 200 }) // the server never answers tools/list; the client's timeoutMs is 10000";
+    const listed = await settleWithin(s.client.listTools({ timeoutMs: 200 }), list).catch((error: Error) => ({ status: "rejected" as const, reason: { code: error.message } }));
+    check(listed.status === "rejected" && listed.reason?.code === "MCP_TIMEOUT", pmsg("defaultDeadline", { label: list, actual: describeOutcome(listed) }));
+  });
+
+  it("takes 256 calls in flight by default (maxPending) and refuses the 257th with MCP_BUSY", async () => {
+    const h = start();
+    await initialize(h);
+    const outcomes: Array<Settled<unknown> | undefined> = [];
+    for (let i = 0; i < 257; i += 1) void settled(h.client.callTool("never", {})).then((outcome) => (outcomes[i] = outcome));
+    const heard = () => received(h.log(), "tools/call").length + outcomes.filter(Boolean).length;
+    await waitFor(() => heard() >= 257, "each of 257 calls reaching the server or refused");
+    const busy = outcomes.flatMap((o, i) => (o?.status === "rejected" && o.reason?.code === "MCP_BUSY" ? [i + 1] : []));
+    check(busy.length === 1 && busy[0] === 257 && h.client.pendingCount === 256, pmsg("defaultMaxPending", { busy: busy.length, first: busy[0] ?? "-", pending: h.client.pendingCount }));
   });
 
   it("rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake", async () => {

@@ -60,19 +60,28 @@ describe("rubric/handshake", () => {
     });
   }
 
-  // JSON that a careless classifier reads a member of: `null` is no object, and an error
-  // response whose error is null is no JSON-RPC 2.0 (scripted servers, side by side).
-  it("rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on the line null, and on an error response whose error is null", async () => {
+  // JSON that a careless classifier reads a member of: `null` is no object, a batch (an
+  // array) is no message here, `jsonrpc` is the string "2.0" or the line is no JSON-RPC 2.0
+  // (a notification's too), and an error's code is an integer and its message a string
+  // (scripted servers, side by side).
+  it("rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on lines that are no JSON-RPC 2.0 message: null, a batch, a bad or missing jsonrpc, a bad error", async () => {
     const faults: Array<[string, string]> = [
       ["the line null", "null"],
       ['{"jsonrpc":"2.0","id":N,"error":null}', '{"jsonrpc":"2.0","id":$ID,"error":null}'],
+      ['the batch [{"jsonrpc":"2.0","id":N,"result":{}}]', '[{"jsonrpc":"2.0","id":$ID,"result":{}}]'],
+      ['{"jsonrpc":2,"id":N,"result":{}} (a number)', '{"jsonrpc":2,"id":$ID,"result":{}}'],
+      ['{"id":N,"result":{}} (no jsonrpc)', '{"id":$ID,"result":{}}'],
+      ['the notification {"jsonrpc":"1.0","method":"notifications/message"}', '{"jsonrpc":"1.0","method":"notifications/message","params":{}}'],
+      ['{"jsonrpc":"2.0","id":N,"error":{"code":1.5,"message":"x"}}', '{"jsonrpc":"2.0","id":$ID,"error":{"code":1.5,"message":"x"}}'],
+      ['{"jsonrpc":"2.0","id":N,"error":{"code":-32000}} (no message)', '{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000}}'],
     ];
     const escaped = escapedErrors();
     try {
       await Promise.all(faults.map(async ([fault, line]) => {
         const h = scripted({ "tools/call": { raw: [line] } });
         await initialize(h);
-        const outcome = await settleWithin(h.client.callTool("echo", { value: "trigger" }), "callTool(echo)");
+        // (A call the fault never settles is a wrong outcome too: the hang is its message.)
+        const outcome = await settleWithin(h.client.callTool("echo", { value: "trigger" }), "callTool(echo)").catch((error: Error) => ({ status: "rejected" as const, reason: { code: error.message } }));
         const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
         check(outcome.status === "rejected" && outcome.reason?.code === "MCP_PROTOCOL_ERROR", pmsg("faultCode", { label: "callTool(echo)", fault, actual }));
         check(!h.client.initialized, pmsg("initializedAfterFault"));
@@ -83,6 +92,32 @@ describe("rubric/handshake", () => {
       check(escaped.errors.length === 0, pmsg("escaped", { when: faults.map(([fault]) => fault).join(", "), error: String(escaped.errors[0]) }));
     } finally {
       escaped.stop();
+    }
+  });
+
+  // Valid answers of shapes a careless reader mistakes: a result of null is a result, an
+  // error's data of 0 or null is its data, and an error whose id is null answers no request
+  // (it settles nothing; the call's own answer comes after it).
+  it("resolves a result of null as sent, keeps an error's data of 0 and of null, and settles nothing with an error whose id is null", async () => {
+    const line = (answer: string) => ({ raw: [answer] });
+    const h = scripted({
+      "tools/call:null-result": line('{"jsonrpc":"2.0","id":$ID,"result":null}'),
+      "tools/call:data-zero": line('{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000,"message":"zero","data":0}}'),
+      "tools/call:data-null": line('{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000,"message":"none","data":null}}'),
+      "tools/call:id-null": { raw: ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}', '{"jsonrpc":"2.0","id":$ID,"result":{"content":"after"}}'] },
+    });
+    await initialize(h);
+    const cases: Array<[string, string, string, (o: Awaited<ReturnType<typeof settleWithin>>) => boolean]> = [
+      ["null-result", '{"result":null}', "resolve null", (o) => o.status === "fulfilled" && o.value === null],
+      ["data-zero", '{"error":{"code":-32000,"message":"zero","data":0}}', "reject MCP_ERROR with data 0", (o) => o.status === "rejected" && o.reason?.code === "MCP_ERROR" && o.reason?.data === 0],
+      ["data-null", '{"error":{"code":-32000,"message":"none","data":null}}', "reject MCP_ERROR with data null", (o) => o.status === "rejected" && o.reason?.code === "MCP_ERROR" && o.reason?.data === null],
+      ["id-null", '{"id":null,"error":{…}}, then the answer {"content":"after"}', 'resolve {"content":"after"}', (o) => o.status === "fulfilled" && JSON.stringify(o.value) === '{"content":"after"}'],
+    ];
+    for (const [tool, sent, expected, ok] of cases) {
+      const label = `callTool("${tool}")`;
+      const outcome = await settleWithin(h.client.callTool(tool, {}), label);
+      const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : `${outcome.reason?.code ?? String(outcome.reason)} (data ${JSON.stringify(outcome.reason?.data) ?? "absent"})`;
+      check(ok(outcome), pmsg("oddAnswer", { label, line: sent, expected, actual }));
     }
   });
 
@@ -99,7 +134,11 @@ describe("rubric/handshake", () => {
       ['callTool("echo", {value}, { timeoutMs: -1 })', () => h.client.callTool("echo", { value: 1 }, { timeoutMs: -1 })],
       ['callTool("echo", {value}, 42)', () => h.client.callTool("echo", { value: 2 }, 42 as never)],
       ['callTool("echo", {value}, { signal: {} })', () => h.client.callTool("echo", { value: 3 }, { signal: {} as AbortSignal })],
+      ['callTool("echo", [1, 2])', () => h.client.callTool("echo", [1, 2] as unknown as Record<string, unknown>)],
+      ['callTool("echo", {value}, { timeoutMs: 0 })', () => h.client.callTool("echo", { value: 4 }, { timeoutMs: 0 })],
+      ["listTools({ timeoutMs: -1 })", () => h.client.listTools({ timeoutMs: -1 })],
     ];
+    const listed = received(h.log(), "tools/list").length;
     for (const [label, call] of bad) {
       const outcome = await settleWithin(Promise.resolve().then(call), label);
       const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
@@ -109,5 +148,7 @@ describe("rubric/handshake", () => {
     await settleWithin(h.client.callTool("echo", { value: "sync" }), "callTool(echo)");
     const written = received(h.log(), "tools/call").filter((m) => m.params?.arguments?.value !== "sync");
     check(written.length === 0, pmsg("wroteInvalid", { what: written.map((m) => m.params) }));
+    const lists = received(h.log(), "tools/list").slice(listed);
+    check(lists.length === 0, pmsg("wroteInvalid", { what: lists.map((m) => ({ method: "tools/list", params: m.params })) }));
   });
 });

@@ -2,10 +2,10 @@
 // an error response whose error is null, an initialize result without serverInfo). It keeps the
 // fixture's records in a fixture workspace (its pid in pids.txt, every line in log.jsonl as
 // {"dir","msg"}), so the probes' harness, hang detector and cleanup treat it like the
-// fixture. It answers every request with the result chosen for its method ({} otherwise),
-// or, where the choice is { raw: [lines] }, writes those lines instead ("$ID" in them is the
-// request's id); it exits when its stdin ends (or SIGTERM's default), and after 60 s whatever
-// happens.
+// fixture. It answers every request with the result chosen for its method ({} otherwise;
+// "tools/call:NAME" chooses for one tool), or, where the choice is { raw: [lines] }, writes
+// those lines instead ("$ID" in them is the request's id; no lines: no answer); it exits when
+// its stdin ends (or SIGTERM's default), and after 60 s whatever happens.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -34,7 +34,8 @@ process.stdin.on("data", (text) => {
     try { msg = JSON.parse(line); } catch { continue; }
     log("in", msg);
     if (msg.id === undefined) continue;
-    const raw = answers[msg.method]?.raw;
+    const key = msg.method === "tools/call" && Object.hasOwn(answers, "tools/call:" + msg.params?.name) ? "tools/call:" + msg.params.name : msg.method;
+    const raw = answers[key]?.raw;
     if (Array.isArray(raw)) {
       for (const text of raw.map((t) => t.replaceAll("$ID", JSON.stringify(msg.id)))) {
         let parsed = text;
@@ -44,7 +45,7 @@ process.stdin.on("data", (text) => {
       }
       continue;
     }
-    const out = { jsonrpc: "2.0", id: msg.id, result: Object.hasOwn(answers, msg.method) ? answers[msg.method] : {} };
+    const out = { jsonrpc: "2.0", id: msg.id, result: Object.hasOwn(answers, key) ? answers[key] : {} };
     log("out", out);
     process.stdout.write(JSON.stringify(out) + "\\n");
   }
@@ -68,11 +69,11 @@ export const GOOD_INITIALIZE = { protocolVersion: "2025-06-18", capabilities: { 
 
 // The client under test on a scripted server answering `answers` (method → result), with
 // the probes' cleanup: close (bounded), then kill whatever the server recorded.
-export function scripted(answers: Record<string, unknown>): Harness<McpClient> {
+export function scripted(answers: Record<string, unknown>, options: Record<string, unknown> = {}): Harness<McpClient> {
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-scripted-");
   const command = scriptedCommand(ws, answers);
-  const client = new McpClient({ ...command, timeoutMs: 10_000 });
+  const client = new McpClient({ ...command, timeoutMs: 10_000, ...options });
   onTestFinished(async () => {
     const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
