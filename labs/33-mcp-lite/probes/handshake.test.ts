@@ -56,6 +56,9 @@ describe("rubric/handshake", () => {
     await pause(100); // room for a notification written separately, just after the request
     const notes = received(silent.log(), "notifications/initialized");
     check(!silent.client.initialized, pmsg("stillInitialized"));
+    // The server runs (it recorded its pid before it read anything): pid is its pid already.
+    const running = silent.pids()[0];
+    check(running !== undefined && silent.client.pid === running, pmsg("pidDuringHandshake", { expected: String(running), actual: String(silent.client.pid) }));
     await within(silent.client.close(), "close()");
     await init;
     check(notes.length === 0, pmsg("initializedWithoutAnswer"));

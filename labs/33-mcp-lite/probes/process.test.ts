@@ -5,6 +5,7 @@
 
 import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { delimiter } from "node:path";
 import { describe, it } from "vitest";
 import { check, HANG_MS, initialize, needs, rejection, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
@@ -62,6 +63,15 @@ describe("rubric/process", () => {
       const extra = Object.keys(env).filter((name) => name !== "LAB33_GIVEN" && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
       check(extra.length === 0, pmsg("envExtra", { names: extra.slice(0, 5).join(", ") }));
       check(seen?.cwd === cwd, pmsg("cwdIgnored", { expected: cwd, actual: seen?.cwd }));
+      // The configured env goes on top of the allowlist: a PATH of its own wins over the client's.
+      if (process.env.PATH !== undefined) {
+        const path = `${process.env.PATH}${delimiter}${cwd}`;
+        const own = start({}, { env: { PATH: path } });
+        await initialize(own);
+        const ownSeen = (await within(own.client.callTool("inspect", {}), "callTool(inspect) // env: { PATH: <the client's>:<cwd> }")) as any;
+        const actual = ownSeen?.env?.PATH;
+        check(actual === path, pmsg("configuredPath", { actual: actual === undefined ? "unset" : JSON.stringify(String(actual).slice(-200)) }));
+      }
     } finally {
       delete process.env[SECRET_NAME];
     }
