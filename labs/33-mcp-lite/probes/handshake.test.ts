@@ -56,9 +56,9 @@ describe("rubric/handshake", () => {
     await pause(100); // room for a notification written separately, just after the request
     const notes = received(silent.log(), "notifications/initialized");
     check(!silent.client.initialized, pmsg("stillInitialized"));
-    // The server runs (it recorded its pid before it read anything): pid is its pid already.
-    const running = silent.pids()[0];
-    check(running !== undefined && silent.client.pid === running, pmsg("pidDuringHandshake", { expected: String(running), actual: String(silent.client.pid) }));
+    // The server runs (it recorded its pid before it read anything): the client has a pid to
+    // report. (Which process it names is rubric/process's: a shell's, where one was used.)
+    check(typeof silent.client.pid === "number", pmsg("pidDuringHandshake", { actual: String(silent.client.pid) }));
     await within(silent.client.close(), "close()");
     await init;
     check(notes.length === 0, pmsg("initializedWithoutAnswer"));

@@ -28,7 +28,7 @@ const catalog = {
   initializedCount: { zh: "服务器收到了 {count} 次 notifications/initialized，应为 1 次", en: "the server received notifications/initialized {count} times; expected once" },
   initializedTooEarly: { zh: "notifications/initialized 在 initialize 响应之前就发出了", en: "notifications/initialized was sent before the initialize answer" },
   initializedWithoutAnswer: { zh: "initialize 没有得到响应，客户端却发出了 notifications/initialized", en: "initialize was never answered, yet the client sent notifications/initialized" },
-  pidDuringHandshake: { zh: "握手进行中（服务器已启动并收到 initialize）时 client.pid 应为服务器的 pid {expected}，实际是 {actual}", en: "while the handshake runs (the server started and got initialize) client.pid should be the server's pid {expected}; it is {actual}" },
+  pidDuringHandshake: { zh: "握手进行中（服务器已启动并收到 initialize）时 client.pid 应为正在运行的服务器的 pid，实际是 {actual}", en: "while the handshake runs (the server started and got initialize) client.pid should be the running server's pid; it is {actual}" },
   configuredPath: { zh: "配置的 env.PATH 应覆盖 allowlist 里的 PATH（env 加在 allowlist 之上），服务器看到的却是 {actual}", en: "a configured env.PATH should win over the allowlist's (env is added on top of the allowlist); the server saw {actual}" },
   stillInitialized: { zh: "握手失败后 initialized 仍为 true", en: "initialized is still true after a failed handshake" },
   childNotStopped: { zh: "握手失败后子进程 {pids} 没有被停止", en: "the child {pids} was not stopped after the failed handshake" },
