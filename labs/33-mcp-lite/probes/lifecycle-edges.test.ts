@@ -10,7 +10,7 @@ import { describe, it } from "vitest";
 import { check, expectCode, initialize, received, rejection, settleWithin, startupWithin, waitFor, within, type Settled } from "../tests/support.ts";
 import { startedCount } from "../host/client-side.ts";
 import { pmsg } from "./messages.ts";
-import { describeOutcome, killServer, serverGone, settled, start } from "./support-edges.ts";
+import { describeOutcome, killServer, serverGone, settled, start, unsettled } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
 import { scripted } from "./scripted-server.ts";
 
@@ -152,7 +152,7 @@ describe("rubric/lifecycle", () => {
     const s = scripted({ "tools/list": { raw: [] } });
     await initialize(s);
     const list = "listTools({ timeoutMs: 200 }) // the server never answers tools/list; the client's timeoutMs is 10000";
-    const listed = await settleWithin(s.client.listTools({ timeoutMs: 200 }), list).catch((error: Error) => ({ status: "rejected" as const, reason: { code: error.message } }));
+    const listed = await settleWithin(s.client.listTools({ timeoutMs: 200 }), list).catch(unsettled);
     check(listed.status === "rejected" && listed.reason?.code === "MCP_TIMEOUT", pmsg("defaultDeadline", { label: list, actual: describeOutcome(listed) }));
   });
 

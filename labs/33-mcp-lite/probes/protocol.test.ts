@@ -11,6 +11,7 @@ import { check, expectCode, HANG_MS, initialize, needs, received, rejection, set
 import { pmsg } from "./messages.ts";
 import { scripted } from "./scripted-server.ts";
 import { alivePids, escapedErrors, start } from "./support.ts";
+import { unsettled } from "./support-edges.ts";
 
 const MAX_LINE_BYTES = 64 * 1024;
 
@@ -81,7 +82,7 @@ describe("rubric/handshake", () => {
         const h = scripted({ "tools/call": { raw: [line] } });
         await initialize(h);
         // (A call the fault never settles is a wrong outcome too: the hang is its message.)
-        const outcome = await settleWithin(h.client.callTool("echo", { value: "trigger" }), "callTool(echo)").catch((error: Error) => ({ status: "rejected" as const, reason: { code: error.message } }));
+        const outcome = await settleWithin(h.client.callTool("echo", { value: "trigger" }), "callTool(echo)").catch(unsettled);
         const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
         check(outcome.status === "rejected" && outcome.reason?.code === "MCP_PROTOCOL_ERROR", pmsg("faultCode", { label: "callTool(echo)", fault, actual }));
         check(!h.client.initialized, pmsg("initializedAfterFault"));

@@ -43,6 +43,9 @@ const SHOWN_CHARS = 80;
 
 // A settled outcome in a few words for a message: "resolved <value>" (cut short) or the
 // rejection's code (what it is, when it has none).
+/** A wait that ended without the call settling (hung, or the host gone), as an outcome whose code is the reason. */
+export const unsettled = (error: Error) => ({ status: "rejected" as const, reason: { code: error.message } });
+
 export function describeOutcome(outcome: Settled<unknown>): string {
   if (outcome.status === "rejected") return outcome.reason?.code ?? String(outcome.reason);
   const text = JSON.stringify(outcome.value) ?? "undefined";

@@ -143,7 +143,7 @@ export class ServerManager {
   // on for the other callers).
   private async run<T>(method: string, work: (client: ManagedClient, call: CallOptions) => Promise<T>, options: CallOptions): Promise<T> {
     const began = this.config.now();
-    const client = await this.readyFor(method, options);
+    const client = await waitForStart(method, options, () => this.ready());
     const left = options.timeoutMs === undefined ? undefined : Math.max(1, Math.ceil(options.timeoutMs - (this.config.now() - began)));
     const controller = new AbortController();
     const callerSignal = options.signal;
@@ -164,11 +164,6 @@ export class ServerManager {
       callerSignal?.removeEventListener("abort", forward);
       this.heartbeat.arm(this.client);
     }
-  }
-
-  // ready() for one call (call-wait.ts): an already aborted signal starts nothing.
-  private readyFor(method: string, options: CallOptions): Promise<ManagedClient> {
-    return waitForStart(method, options, () => this.ready());
   }
 
   // Returns a healthy client, starting one if allowed. Concurrent callers share one start.
