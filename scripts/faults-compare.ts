@@ -360,7 +360,7 @@ function workspaceAt(dir: string): FixtureWorkspace {
     command: (o = {}) => fixtureCommand({ pidFile, logFile, ...o }),
     pids: () => readPids(pidFile),
     log: () => readLog(logFile),
-    state: () => readState(join(dir, "state.json")),
+    state: () => readState(join(dir, "server-state")),
     cleanup: async () => [],
   };
 }

@@ -146,11 +146,21 @@ describe("the host channel", () => {
     }
   });
 
-  it("gives up on a host that never answers, within its answer deadline, and stops it", () => {
+  it("gives up on a host that loops without answering once it spent its CPU budget, and stops it", () => {
     const entry = submission("stuck", `export class McpClient { constructor() { for (;;) {} } }`);
     const channel = new HostChannel(entry, { answerMs: 3_000 });
     expect(() => channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toThrow(HostError);
     expect(channel.dead).toBe(true);
+    // (Judged by the host's CPU time, which a loaded machine does not inflate.)
+    expect(channel.why).toMatch(/3000 ms of CPU time|3000 ms 的 CPU/);
+  });
+
+  it("gives up on a host blocked in a synchronous wait that uses no CPU, and names it as such", () => {
+    const entry = submission("blocked", `export class McpClient { constructor() { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); } }`);
+    const channel = new HostChannel(entry, { answerMs: 1_000 });
+    expect(() => channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toThrow(HostError);
+    expect(channel.dead).toBe(true);
+    expect(channel.why).toMatch(/synchronous wait|同步等待/);
   });
 });
 

@@ -8,10 +8,11 @@
 // submission's console output shows where a test's does, and never mixes with the protocol.
 // A bridge started as its test worker starts (early-bridge.mjs) has no host to start yet: it
 // waits for its first message, {t: "start", command, env, cwd, maxLine}, and only then starts it.
+import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { startHost } from "./launch.mjs";
 
-/** @typedef {{ command: string[], env: Record<string,string>, cwd: string, maxLine: number }} StartRequest */
+/** @typedef {{ command: string[], env: Record<string,string>, cwd: string, maxLine: number, answerMs?: number }} StartRequest */
 /** @type {{ sab: SharedArrayBuffer } & Partial<StartRequest>} */
 const { sab } = workerData;
 const control = new Int32Array(sab, 0, 2);
@@ -30,14 +31,28 @@ let ended = false;
 /** @type {{ code: number | null, signal: string | null, oom: boolean } | undefined} */
 let exit;
 
+/** CPU (ms) a synchronous request may cost the host before it is called stuck. */
+let budgetMs = 5_000;
+/** The host's pid as this thread sees it, once known. */
+/** @type {number | undefined} */
+let hostPid;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let watch;
+const WATCH_MS = 100;
+const USER_HZ = 100;
+
 if (workerData.command) start(/** @type {StartRequest} */ (workerData));
 else port.once("message", (/** @type {StartRequest} */ request) => start(request));
 
 /** @param {StartRequest} request */
-function start({ command, env, cwd, maxLine }) {
+function start({ command, env, cwd, maxLine, answerMs }) {
+  if (typeof answerMs === "number" && answerMs > 0) budgetMs = answerMs;
   // Through the sandbox's launcher where it offers one (the host in namespaces of its own),
   // else a plain child (launch.mjs).
-  host = startHost({ command, env, cwd }, (pid, nsPid, init) => port.postMessage({ t: "pid", pid, nsPid, init }));
+  host = startHost({ command, env, cwd }, (pid, nsPid, init) => {
+    hostPid = pid;
+    port.postMessage({ t: "pid", pid, nsPid, init });
+  });
   host.stderr.on("data", (/** @type {Buffer} */ chunk) => {
     process.stderr.write(chunk);
     stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4096);
@@ -88,6 +103,7 @@ function readHost(/** @type {number} */ maxLine) {
       }
       if (message?.t === "reply" && syncSeqs.has(message.seq)) {
         syncSeqs.delete(message.seq);
+        stopWatch();
         answer(line);
       } else if (HOST_SAYS.has(message?.t)) port.postMessage(message);
       // (Anything else is dropped: "pid", "exit" and "fault" are this bridge's words about the
@@ -115,6 +131,7 @@ async function onHostExit(/** @type {number | null} */ code, /** @type {string |
   port.postMessage({ t: "exit", ...exit });
   if (syncSeqs.size > 0) {
     syncSeqs.clear();
+    stopWatch();
     answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
   }
 }
@@ -133,9 +150,74 @@ function onRequest(/** @type {any} */ message) {
   const messages = message.t === "batch" ? message.messages : [message];
   for (const each of messages) {
     if (each.sync) syncSeqs.add(each.seq);
+    if (each.sync && !ended) watchSync(each.seq);
     if (!ended) continue;
     if (each.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
     else port.postMessage({ t: "settled", seq: each.seq, ok: false, gone: true, exit });
   }
   if (!ended) host.write(`${JSON.stringify(message)}\n`);
+}
+
+// A synchronous request the host does not answer. The main thread cannot tell a host that
+// loops from one that is merely slow on a loaded machine, so the judgement is made here, from
+// the host's own CPU time (/proc/<pid>/stat), which load does not inflate:
+// - "busy": the host spent `budgetMs` of CPU since the request without answering (a loop
+//   that never yields);
+// - "blocked": over the last `budgetMs` of wall time it used almost no CPU (under 1 %: a
+//   synchronous wait that never ends; a host starved by load still gets its share);
+// - without a readable /proc (not Linux) the wall clock stands in for the CPU clock;
+// - and whatever the clocks say, six times `budgetMs` of wall time is the end.
+// The answer `{ stuck, ms }` ends the request; the main thread then stops the host.
+
+
+/** The host's CPU time so far (ms; user and system, all its threads), or undefined when unreadable. */
+function hostCpuMs() {
+  if (hostPid === undefined || hostPid <= 0) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${hostPid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / USER_HZ : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function watchSync(/** @type {number} */ seq) {
+  stopWatch();
+  const since = Date.now();
+  /** @type {Array<{ at: number, cpu: number }>} the CPU readings, oldest first */
+  const readings = [];
+  /** @type {number | undefined} */
+  let firstCpu;
+  const unreadable = process.platform !== "linux";
+  watch = setInterval(() => {
+    if (!syncSeqs.has(seq)) return stopWatch();
+    const now = Date.now();
+    const wall = now - since;
+    const cpu = hostCpuMs();
+    /** @type {"busy" | "blocked" | undefined} */
+    let stuck;
+    let ms = budgetMs;
+    if (cpu !== undefined) {
+      firstCpu ??= cpu;
+      readings.push({ at: now, cpu });
+      while (readings.length > 1 && now - readings[1].at >= budgetMs) readings.shift();
+      if (cpu - firstCpu >= budgetMs) stuck = "busy";
+      else if (now - readings[0].at >= budgetMs && cpu - readings[0].cpu < budgetMs / 100) stuck = "blocked";
+    } else if (unreadable && wall >= budgetMs) stuck = "busy";
+    if (!stuck && wall >= budgetMs * 6) {
+      stuck = "blocked";
+      ms = wall;
+    }
+    if (!stuck) return;
+    syncSeqs.delete(seq);
+    stopWatch();
+    answer(JSON.stringify({ t: "reply", ok: false, stuck, ms }));
+  }, WATCH_MS);
+}
+
+function stopWatch() {
+  if (watch !== undefined) clearInterval(watch);
+  watch = undefined;
 }

@@ -5,7 +5,7 @@
 
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
-import { check, expectCode, initialize, needs, received, rejection, settleWithin, waitFor, within } from "../tests/support.ts";
+import { check, expectCode, initialize, needs, received, rejection, SERVER_TURN_MS, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { killServer, start } from "./support-edges.ts";
 import type { FixtureWorkspace } from "../../../fixtures/index.ts";
@@ -30,11 +30,15 @@ describe("rubric/process", () => {
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs: 60_000 });
     await initialize(h);
     let closed = false;
-    const closing = settleWithin(Promise.resolve().then(() => h.client.close()), "close()").finally(() => (closed = true));
+    const closing = Promise.resolve().then(() => h.client.close());
+    closing.then(() => (closed = true), () => (closed = true));
     let heard = false;
-    await waitFor(() => (heard = handledSignals(h.ws) > 0) || closed, "the server handling SIGTERM, or close() resolving");
+    // Until the server has handled the signal, the turn is the server's: a process that must be
+    // scheduled to run its handler and write its state, seconds on a loaded machine. Only then
+    // is close() the client's to settle (once the probe ended the server).
+    await waitFor(() => (heard = handledSignals(h.ws) > 0) || closed, "the server handling SIGTERM, or close() resolving", SERVER_TURN_MS);
     if (heard) for (const pid of h.pids()) killServer(pid);
-    await closing;
+    await settleWithin(closing, "close()");
     check(heard, pmsg("noSigterm"));
   });
 

@@ -19,8 +19,12 @@ const catalog = {
     en: "the process the client ran in has ended; this client cannot be used any more",
   },
   hostStuck: {
-    zh: "客户端所在的进程 {ms} ms 内没有应答：提交的代码卡在一个从不让出的循环里？",
-    en: "the process the client runs in did not answer within {ms} ms: is the submission stuck in a loop that never yields?",
+    zh: "客户端所在的进程用掉了 {ms} ms 的 CPU 时间仍没有应答：提交的代码卡在一个从不让出的循环里？",
+    en: "the process the client runs in used {ms} ms of CPU time without answering: is the submission stuck in a loop that never yields?",
+  },
+  hostBlocked: {
+    zh: "客户端所在的进程 {ms} ms 内既没有应答，也几乎没有用 CPU：提交的代码卡在一个永远不返回的同步等待里？",
+    en: "the process the client runs in neither answered nor used any CPU time to speak of for {ms} ms: is the submission stuck in a synchronous wait that never returns?",
   },
   hung: {
     zh: "挂起：{label} 在 {ms} ms 内既没有 resolve 也没有 reject",
