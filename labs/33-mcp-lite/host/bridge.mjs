@@ -202,9 +202,10 @@ function watchSync(/** @type {number} */ seq) {
     if (cpu !== undefined) {
       firstCpu ??= cpu;
       readings.push({ at: now, cpu });
-      while (readings.length > 1 && now - readings[1].at >= budgetMs) readings.shift();
+      while (readings.length > 1 && now - (readings[1]?.at ?? now) >= budgetMs) readings.shift();
+      const oldest = readings[0] ?? { at: now, cpu };
       if (cpu - firstCpu >= budgetMs) stuck = "busy";
-      else if (now - readings[0].at >= budgetMs && cpu - readings[0].cpu < budgetMs / 100) stuck = "blocked";
+      else if (now - oldest.at >= budgetMs && cpu - oldest.cpu < budgetMs / 100) stuck = "blocked";
     } else if (unreadable && wall >= budgetMs) stuck = "busy";
     if (!stuck && wall >= budgetMs * 6) {
       stuck = "blocked";
