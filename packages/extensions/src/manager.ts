@@ -15,7 +15,8 @@ import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { McpError as BaseMcpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import { isPlainObject } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
-import { McpCancel, McpError, STOP_REASONS, stopReasonOf, type McpFaultReport, type McpStopReason } from "./errors.ts";
+import { McpCancel, McpError, stopReasonOf, stopReasonOfError, type McpFaultReport, type McpStopReason } from "./errors.ts";
+import { defineAsyncDispose } from "./dispose.ts";
 import { checkHealth } from "./health-check.ts";
 import type { CallOptions, McpClient } from "./mcp-client.ts";
 import {
@@ -26,7 +27,7 @@ import {
 import { adaptedTool, identity, listAdapted, slim, toDefinition, validateServers } from "./manager-tools.ts";
 import { serverHash } from "./server-hash.ts";
 import type { ServerManager } from "./server-manager.ts";
-import { emptyCounts, ServerSlot } from "./server-slot.ts";
+import { countFailure, emptyCounts, ServerSlot } from "./server-slot.ts";
 
 export * from "./manager-types.ts";
 export type { Permission } from "./tool-adapter.ts";
@@ -190,6 +191,9 @@ export class McpManager {
     return this.closing;
   }
 
+  /** close() with the default reason, for `await using manager = new McpManager(...)`. */
+  declare [Symbol.asyncDispose]: () => Promise<void>;
+
   /** The manager's clock (SlotHost). */
   now(): number {
     return (this.options.now ?? Date.now)();
@@ -270,12 +274,14 @@ export class McpManager {
   private asProduction(error: unknown, slot: ServerSlot): McpError {
     if (error instanceof McpError && (!this.shutdownReason || error.reason)) return error;
     if (!(error instanceof BaseMcpError)) throw error;
+    // A call stopped while it waited for shared work (its server's start, a listing) says why, as the client's own errors do.
+    const reason = this.shutdownReason ?? stopReasonOfError(error);
     const details: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(error)) if (key !== "code" && key !== "reason") details[key] = value;
     return new McpError(
       error.code,
       error.message,
-      { ...details, cause: error, ...(this.shutdownReason ? { reason: this.shutdownReason } : {}) },
+      { ...details, cause: error, ...(reason ? { reason } : {}) },
       {
         runId: this.runId,
         executable: basename(slot.config.executable),
@@ -290,12 +296,7 @@ export class McpManager {
   }
 }
 
-// A stop counts under its reason (only ever one of the four), any other failure under its code.
-function countFailure(counts: McpManagerReport["calls"], error: McpError): void {
-  const reason = error.reason;
-  if (reason !== undefined && STOP_REASONS.includes(reason)) counts.stopped[reason] += 1;
-  else counts.failed[error.code] = (counts.failed[error.code] ?? 0) + 1;
-}
+defineAsyncDispose(McpManager);
 
 function invalid(message: string): never {
   throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "request" });

@@ -18,9 +18,11 @@ import {
 import { decodeWholeCharacters } from "../../../labs/33-mcp-lite/solution/src/stderr-tail.ts";
 import { budgetProblem, jsonBytes, type McpBudget } from "./budget.ts";
 import { prepare } from "./client-options.ts";
+import { defineAsyncDispose } from "./dispose.ts";
 import { McpError, stopReasonOfError, type FaultContext, type McpStopReason } from "./errors.ts";
 import type { Redactor } from "./redact.ts";
 import { serverHash } from "./server-hash.ts";
+import { spawnMessage } from "./spawn-cwd.ts";
 import { Telemetry, type LatencySummary, type McpTraceEvent } from "./telemetry.ts";
 
 export { McpCancel, McpError, stopReasonOf, type McpErrorCode, type McpFaultReport, type McpStopReason, type McpAvailability } from "./errors.ts";
@@ -34,6 +36,10 @@ export type { InitializeResult, Tool } from "../../../labs/33-mcp-lite/solution/
 export const REPORT_STDERR_BYTES = 4 * 1024;
 
 export interface McpClientOptions extends BaseMcpClientOptions {
+  /** Working directory of the server. Default: a private, empty directory (mode 0700, made
+   *  once per process by defaultCwd(), removed at exit if still empty), never the agent's
+   *  own working directory. */
+  cwd?: string;
   /** Values that never leave the client in clear (stderr tail, error messages, trace, fault
    *  reports); each a non-empty string. Give them to the server through `env`; a secret in
    *  `args` is refused with MCP_INVALID_ARGUMENT. Default: none. */
@@ -77,6 +83,8 @@ export class McpClient extends BaseMcpClient {
   private readonly identity: { executable: string; args: string[]; cwd?: string; env: Record<string, string>; secrets: string[] };
   private readonly defaultBudget: McpBudget | undefined;
   private readonly redactResults: boolean;
+  /** The working directory the server is started in (the configured one or the default). */
+  private readonly cwd: string | undefined;
   private readonly stopCounts: Record<McpStopReason, number>;
   private hash: string | undefined;
 
@@ -90,6 +98,7 @@ export class McpClient extends BaseMcpClient {
     this.identity = prepared.identity;
     this.defaultBudget = options.budget;
     this.redactResults = options.redactResults === true;
+    this.cwd = prepared.base.cwd;
     this.stopCounts = { user: 0, budget: 0, shutdown: 0, process: 0 };
   }
 
@@ -181,6 +190,9 @@ export class McpClient extends BaseMcpClient {
     this.telemetry.closed();
   }
 
+  /** close(), for `await using client = new McpClient(...)` (defined where the runtime has the symbol). */
+  declare [Symbol.asyncDispose]: () => Promise<void>;
+
   // The budget a call draws from; checked only when the client could send the call at all,
   // so a closed or idle client still says so rather than blaming the budget.
   private budgetFor(options: CallOptions, method: string): McpBudget | undefined {
@@ -240,7 +252,7 @@ export class McpClient extends BaseMcpClient {
       details.reason = reason;
       this.stopCounts[reason] += 1;
     }
-    return this.error(error.code, error.message, { ...details, cause: error.cause }, facts?.durationMs ?? performance.now() - started, facts?.instance);
+    return this.error(error.code, spawnMessage(error, this.cwd, this.identity.executable), { ...details, cause: error.cause }, facts?.durationMs ?? performance.now() - started, facts?.instance);
   }
 
   private error(
@@ -272,6 +284,8 @@ export class McpClient extends BaseMcpClient {
     return this.redactor.redact(text, { headCut: truncated, open: true });
   }
 }
+
+defineAsyncDispose(McpClient);
 
 // The last REPORT_STDERR_BYTES of an already redacted tail, cut on a character boundary.
 function reportTail(text: string, truncated: boolean): { tail: string; truncated: boolean } {

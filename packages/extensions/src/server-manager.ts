@@ -21,32 +21,11 @@ import { isPlainObject, type Tool } from "../../../labs/33-mcp-lite/solution/src
 import { check } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
 import { waitForStart } from "./call-wait.ts";
 import { Heartbeat } from "./heartbeat.ts";
+import { ServerUnavailableError } from "./server-unavailable.ts";
 import { resolveConfig, type ClientEvents, type Config, type ManagedClient, type ManagerState, type ServerManagerOptions } from "./server-manager-options.ts";
 
 export * from "./server-manager-options.ts";
-
-/** Why the manager refused to start the server now. */
-export type Availability = "backoff" | "quarantined";
-
-// Raised instead of starting a server that is backing off or quarantined. Its code is
-// MCP_NOT_INITIALIZED (no healthy server), and it says when a retry makes sense.
-export class ServerUnavailableError extends McpError {
-  readonly availability: Availability;
-  readonly failures: number;
-  /** Ms until a start is allowed again; undefined when quarantined. */
-  readonly retryInMs: number | undefined;
-
-  constructor(availability: Availability, failures: number, retryInMs: number | undefined, cause: unknown) {
-    const why =
-      availability === "quarantined"
-        ? `quarantined after ${failures} consecutive failures`
-        : `backing off after ${failures} failure(s); next start allowed in ${retryInMs} ms`;
-    super("MCP_NOT_INITIALIZED", `server unavailable: ${why}`, { cause, phase: "spawn" });
-    this.availability = availability;
-    this.failures = failures;
-    this.retryInMs = retryInMs;
-  }
-}
+export * from "./server-unavailable.ts";
 
 // Codes after which the server itself is suspect (as opposed to one call going wrong).
 const SERVER_FAILURES: ReadonlySet<McpErrorCode> = new Set(["MCP_PROCESS_EXIT", "MCP_PROTOCOL_ERROR", "MCP_SPAWN_FAILED"]);
@@ -57,6 +36,8 @@ export class ServerManager {
   private lifecycle: ManagerState = "idle";
   private client: ManagedClient | undefined;
   private starting: Promise<ManagedClient> | undefined;
+  /** What the last start's health check listed, and for which client. */
+  private startListing: { client: ManagedClient; tools: Tool[] } | undefined;
   private failureCount = 0;
   private nextStartAt = 0;
   private readyAt: number | undefined;
@@ -122,6 +103,20 @@ export class ServerManager {
 
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
     return this.run("tools/list", (client, call) => client.listTools(call), options);
+  }
+
+  /** listTools(), except that a call which waited for a start health-checked with tools/list
+   *  gets (a copy of) that check's listing: the same process answered it a moment ago. */
+  async listToolsAfterStart(options: CallOptions = {}): Promise<Tool[]> {
+    const cold = this.starting !== undefined || !this.client?.initialized;
+    const fromStart = (client: ManagedClient) => (cold && this.startListing?.client === client ? this.startListing.tools : undefined);
+    return this.run("tools/list", async (client, call) => structuredClone(fromStart(client)) ?? client.listTools(call), options);
+  }
+
+  /** A caller's wait on this server timed out (manager-tools.ts): ping it now, as after a
+   *  call of it that timed out. */
+  suspect(): void {
+    if (this.client) void this.heartbeat.beat(this.client);
   }
 
   /** Lifts a quarantine (after the configuration or binary changed and was approved again). */
@@ -194,7 +189,7 @@ export class ServerManager {
       await client.initialize();
       const check = { timeoutMs: this.config.healthTimeoutMs };
       if (this.config.healthCheck === "ping" && client.ping) await client.ping(check);
-      else await client.listTools(check);
+      else this.startListing = { client, tools: await client.listTools(check) };
     } catch (error) {
       this.serverFailed(client, error);
       if (this.isClosed()) throw closedError();

@@ -5,7 +5,7 @@
 
 import { McpClient, type McpClientOptions } from "./mcp-client.ts";
 import type { CallCounts, SecretBroker, SecretLease, ServerConfig, ServerMetrics, McpManagerOptions } from "./manager-types.ts";
-import { McpError } from "./errors.ts";
+import { McpError, STOP_REASONS } from "./errors.ts";
 import { ServerManager, type ClientEvents } from "./server-manager.ts";
 import { LatencyWindow, type McpTraceEvent } from "./telemetry.ts";
 import type { AdaptedTools } from "./tool-adapter.ts";
@@ -30,6 +30,13 @@ export function emptyCounts(): CallCounts {
   return { ok: 0, toolErrors: 0, stopped: { user: 0, budget: 0, shutdown: 0, process: 0 }, failed: {} };
 }
 
+// A stop counts under its reason (only ever one of the four), any other failure under its code.
+export function countFailure(counts: CallCounts, error: McpError): void {
+  const reason = error.reason;
+  if (reason !== undefined && STOP_REASONS.includes(reason)) counts.stopped[reason] += 1;
+  else counts.failed[error.code] = (counts.failed[error.code] ?? 0) + 1;
+}
+
 export class ServerSlot {
   readonly byHash = new Map<string, HashEntry>();
   currentHash: string | undefined;
@@ -37,6 +44,8 @@ export class ServerSlot {
   readonly latency = new LatencyWindow();
   /** The adapted tools/list of one process: valid while that manager has not restarted. */
   tools: { manager: ServerManager; starts: number; adapted: AdaptedTools } | undefined;
+  /** The tools/list in flight for the callers of one ServerManager (manager-tools.ts). */
+  listing: { manager: ServerManager; promise: Promise<AdaptedTools> } | undefined;
   private readonly clients: McpClient[] = [];
   private last: McpClient | undefined;
   private readonly totals: Totals = { timeouts: 0, aborts: 0, unknownResponses: 0, protocolFaults: 0, stderrTruncated: 0, exits: {} };

@@ -69,15 +69,31 @@ describe("the packed package", () => {
     expect(manifest.private).toBeUndefined();
   });
 
+  it("names its license and the folder of the repository its source lives in", () => {
+    const manifest = JSON.parse(readFileSync(join(project, "node_modules", PACKAGE.name, "package.json"), "utf8")) as Record<string, unknown>;
+    // The repository has no LICENSE file and no license of its own: the package claims none.
+    expect(manifest.license).toBe("UNLICENSED");
+    expect(manifest.repository).toEqual({ type: "git", directory: "packages/extensions" });
+  });
+
+  it("states in its declarations the default cwd the code uses", () => {
+    const declarations = readFileSync(join(project, "node_modules", PACKAGE.name, "dist", "mcp-client.d.ts"), "utf8");
+    const options = /export interface McpClientOptions extends [^{]*\{([\s\S]*?)\n\}/.exec(declarations)?.[1] ?? "";
+    const doc = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*cwd\?: string;/.exec(options)?.[1] ?? "";
+    expect(doc).toMatch(/Default: a private, empty directory/);
+    expect(doc).toMatch(/defaultCwd\(\)/);
+    expect(doc).not.toMatch(/the client's cwd/);
+  });
+
   it("imports with plain Node: the root and each subpath of the exports map", () => {
     const script = [
       'const root = await import("@coding-agent/extensions");',
       'const client = await import("@coding-agent/extensions/mcp-client");',
       'const manager = await import("@coding-agent/extensions/manager");',
-      "console.log(JSON.stringify([typeof root.McpManager, typeof root.McpClient, typeof root.McpError, typeof root.adaptTools, typeof root.ServerManager, client.McpClient === root.McpClient, manager.McpManager === root.McpManager, root.CLIENT_INFO]));",
+      "console.log(JSON.stringify([typeof root.McpManager, typeof root.McpClient, typeof root.McpError, typeof root.adaptTools, typeof root.ServerManager, client.McpClient === root.McpClient, manager.McpManager === root.McpManager, root.CLIENT_INFO, typeof root.McpManager.prototype[Symbol.asyncDispose], typeof root.McpClient.prototype[Symbol.asyncDispose]]));",
     ].join("\n");
     const out = run(process.execPath, ["--input-type=module", "-e", script], project);
-    expect(JSON.parse(out)).toEqual(["function", "function", "function", "function", "function", true, true, { name: PACKAGE.name, version: PACKAGE.version }]);
+    expect(JSON.parse(out)).toEqual(["function", "function", "function", "function", "function", true, true, { name: PACKAGE.name, version: PACKAGE.version }, "function", "function"]);
   });
 
   it("type-checks a TypeScript consumer against its declarations", () => {
@@ -88,6 +104,7 @@ describe("the packed package", () => {
         "const manager = new McpManager({ servers: { s: { executable: \"node\", tools: [{ name: \"t\" }], maxPermission: \"write\" } } });",
         "export const tools: Promise<ToolDefinition[]> = manager.tools(\"s\");",
         "export const metrics: McpManagerMetrics = manager.metrics();",
+        "export const dispose: () => Promise<void> = () => manager[Symbol.asyncDispose]();",
         "export const isError = (e: unknown): e is McpError => e instanceof McpError && e.availability !== \"backoff\";",
       ].join("\n"),
     );

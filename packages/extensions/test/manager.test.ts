@@ -248,7 +248,8 @@ describe("server hash: backoff and quarantine", () => {
     expect(hash({})).toBe(first);
     expect(hash({ args: [script, "--scenario", "slow-exit"] })).not.toBe(first);
     expect(hash({ executable: process.execPath })).toBe(first); // "node" is looked up in PATH: the same program
-    expect(hash({ env: { ...base.env, TOKEN: "a" }, secrets: ["a"] })).toBe(hash({ env: { ...base.env, TOKEN: "b" }, secrets: ["b"] }));
+    // (Secrets that cannot occur in the script's path: one in argv is refused up front.)
+    expect(hash({ env: { ...base.env, TOKEN: "token-A" }, secrets: ["token-A"] })).toBe(hash({ env: { ...base.env, TOKEN: "token-B" }, secrets: ["token-B"] }));
     expect(hash({ env: { ...base.env, MODE: "a" } })).not.toBe(hash({ env: { ...base.env, MODE: "b" } }));
     writeFileSync(script, "// changed\n", { flag: "a" });
     expect(hash({})).not.toBe(first);
