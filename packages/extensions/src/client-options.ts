@@ -100,5 +100,5 @@ function withDefaults(options: BaseMcpClientOptions, redactor: Redactor): BaseMc
 }
 
 function invalid(message: string): never {
-  throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "request" });
+  throw new McpError("MCP_INVALID_ARGUMENT", message, { phase: "configure" });
 }

@@ -24,11 +24,11 @@ import { adaptTools, capText, PERMISSIONS, SLUG, type AdaptedTools, type ToolDef
 // eleven. Each caller waits with its own signal and deadline; a failed listing rejects every
 // caller waiting on it and is not kept. A call with its own budget lists for itself: what a
 // listing costs is charged to the budget of the call that made it.
-export async function listAdapted(slot: ServerSlot, manager: ServerManager, options: CallOptions): Promise<AdaptedTools> {
+export async function listAdapted(slot: ServerSlot, manager: ServerManager, options: CallOptions, method = "tools/list"): Promise<AdaptedTools> {
   if (options?.budget !== undefined) return manager.listTools(options).then((listed) => adaptListed(slot, manager, listed));
   checkCallOptions(options);
   try {
-    return await waitShared("tools/list", options, () => sharedListing(slot, manager), "while its server listed its tools");
+    return await waitShared(method, options, () => sharedListing(slot, manager), "while its server listed its tools");
   } catch (error) {
     // This call's deadline passed on a listing it did not send: as after a call of the
     // server that timed out, the server is pinged at once (the listing goes on).
@@ -112,12 +112,25 @@ export function validateServers(options: McpManagerOptions): void {
   }
 }
 
+/** Every field a ServerConfig may have (the type check below keeps the list complete). */
+const SERVER_CONFIG_KEYS = [
+  "tools", "maxPermission", "secrets", "runId", "onTrace", "budget", "redactResults",
+  "executable", "args", "cwd", "env", "timeoutMs", "closeTimeoutMs", "maxLineBytes", "maxStderrBytes", "maxPending",
+  "maxRequestBytes", "maxNotificationsPerSecond", "maxNotificationBytesPerSecond", "onNotification", "clientInfo",
+] as const satisfies readonly (keyof ServerConfig)[];
+/** (A compile error here names a ServerConfig field missing from SERVER_CONFIG_KEYS.) */
+export const SERVER_CONFIG_KEYS_COMPLETE: Exclude<keyof ServerConfig, (typeof SERVER_CONFIG_KEYS)[number]> extends never ? true : never = true;
+
 // One server's config: the manager's own fields, then the client options with the client's
 // own check (one rule, not two), so a bad option fails here, naming the server, instead of
 // deep inside the first call.
 function validateServer(name: string, config: ServerConfig): void {
   if (!SLUG.test(name)) invalid(`server name ${JSON.stringify(name)} must match ${SLUG}`);
   if (config === null || typeof config !== "object" || Array.isArray(config)) invalid(`servers.${name} must be a server config object`);
+  // A misspelt field (`maxpermission`) would otherwise be dropped in silence, and the server
+  // run with the default it meant to change.
+  const unknown = Object.keys(config).filter((key) => !(SERVER_CONFIG_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) invalid(`servers.${name} has unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}`);
   if (!Array.isArray(config.tools)) invalid(`servers.${name}.tools must list the tools it may offer`);
   const seen = new Set<string>();
   config.tools.forEach((tool, index) => {

@@ -85,7 +85,8 @@ export class McpManager {
       slot,
       async (manager) => {
         const cached = slot.tools?.manager === manager && slot.tools.starts === manager.starts && manager.state === "ready";
-        const adapted = cached ? slot.tools!.adapted : await listAdapted(slot, manager, options);
+        // (A wait that ends before the tool list came is this call's: named as tools/call.)
+        const adapted = cached ? slot.tools!.adapted : await listAdapted(slot, manager, options, "tools/call");
         const definition = adaptedTool(slot, adapted, tool);
         const problems = definition.check(args);
         if (problems.length > 0) {
@@ -171,7 +172,7 @@ export class McpManager {
           state: manager?.state ?? "unused",
           failures: manager?.failures ?? 0,
           starts: manager?.starts ?? 0,
-          running: manager?.pid !== undefined,
+          running: manager?.running ?? false,
         };
       }),
       calls: { ...this.counts, stopped: { ...this.counts.stopped }, failed: { ...this.counts.failed } },

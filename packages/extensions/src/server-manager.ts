@@ -44,6 +44,9 @@ export class ServerManager {
   private lastFailure: unknown;
   private readonly calls = new Set<AbortController>();
   private closing: Promise<void> | undefined;
+  /** Closes of servers let go of after a failure (a failed heartbeat, a crash): shutdown()
+   *  waits for them too, so no process outlives a close() that resolved. */
+  private readonly retiring = new Map<ManagedClient, Promise<void>>();
   private readonly heartbeat: Heartbeat;
   private readonly onParentAbort = () => void this.shutdown(this.signal?.reason);
   /** Servers started so far (a restart counts). */
@@ -93,6 +96,12 @@ export class ServerManager {
   /** The running server's pid, if any. */
   get pid(): number | undefined {
     return this.client?.pid;
+  }
+
+  /** True while a server process of this manager is still alive: the current one, or one
+   *  let go of after a failure whose close has not finished yet. */
+  get running(): boolean {
+    return this.client?.pid !== undefined || [...this.retiring.keys()].some((client) => client.pid !== undefined);
   }
 
   // Calls a tool on a healthy server, starting (or restarting, after the backoff) one
@@ -247,7 +256,7 @@ export class ServerManager {
     if (this.client !== client || this.lifecycle === "closed") return;
     this.client = undefined;
     this.heartbeat.stop();
-    void client.close().catch(() => {});
+    this.retiring.set(client, client.close().catch(() => {}).finally(() => this.retiring.delete(client)));
     this.recordFailure(error);
   }
 
@@ -279,6 +288,7 @@ export class ServerManager {
       // Closing first also ends a start in progress (its initialize rejects CLIENT_CLOSED).
       if (client) await client.close();
       if (this.starting) await this.starting.catch(() => {});
+      await Promise.all([...this.retiring.values()]);
     })();
     return this.closing;
   }

@@ -159,7 +159,7 @@ export class ServerSlot {
       state,
       availability: state === "backoff" || state === "quarantined" ? state : null,
       retryInMs: manager?.retryInMs ?? null,
-      running: manager?.pid !== undefined,
+      running: manager?.running ?? false,
       starts: manager?.starts ?? 0,
       failures: manager?.failures ?? 0,
       heartbeatFailures: this.heartbeatFailuresRetired + [...this.byHash.values()].reduce((n, e) => n + e.manager.heartbeatFailures, 0),

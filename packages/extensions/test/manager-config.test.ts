@@ -55,6 +55,18 @@ describe("manager configuration", () => {
     expect(() => new McpManager({ servers: {}, runId: "" })).toThrow(expect.objectContaining({ code: "MCP_INVALID_ARGUMENT", message: "runId must be a non-empty string" }));
   });
 
+  it("refuses a field a server config does not have (a misspelt maxPermission), and takes every field it does have", async () => {
+    const typo = { executable: "node", tools: [], maxpermission: "execute" } as unknown as ServerConfig;
+    expect(() => new McpManager({ servers: { x: typo } })).toThrow(expect.objectContaining({ code: "MCP_INVALID_ARGUMENT", phase: "configure", message: 'servers.x has unknown field "maxpermission"' }));
+    const full: Required<ServerConfig> = {
+      tools: [{ name: "echo" }], maxPermission: "write", secrets: ["s3cret"], runId: "run-1", onTrace: () => {}, budget: { requestBytes: 1_000, responseBytes: 1_000 }, redactResults: true,
+      executable: "node", args: ["server.js"], cwd: "/tmp", env: { A: "1" }, timeoutMs: 1_000, closeTimeoutMs: 1_000, maxLineBytes: 1_024, maxStderrBytes: 1_024, maxPending: 4,
+      maxRequestBytes: 1_024, maxNotificationsPerSecond: 10, maxNotificationBytesPerSecond: 1_024, onNotification: () => {}, clientInfo: { name: "t", version: "1" },
+    };
+    const manager = new McpManager({ servers: { x: full } });
+    await manager.close();
+  });
+
   it("redacts the config's secrets in the message of a refused option", () => {
     const config = { executable: "node", args: ["x"], env: { TOKEN: "tok-123" }, secrets: ["tok-123"], timeoutMs: "tok-123", tools: [] } as unknown as ServerConfig;
     expect(() => new McpManager({ servers: { x: config } })).toThrow(expect.objectContaining({ message: 'servers.x: timeoutMs must be a positive integer no larger than 2147483647, got "[REDACTED]"' }));

@@ -117,6 +117,26 @@ describe("heartbeat", () => {
     await waitFor(() => !isAlive(pid!), "the frozen server to be killed");
   });
 
+  it("waits in close() for a server the heartbeat gave up on, still being stopped", async () => {
+    const ws = workspace();
+    killAfter(() => ws.pids());
+    const manager = managed({
+      servers: { s: fixture(ws, ["echo"], {}, { closeTimeoutMs: 1_000 }) },
+      heartbeatIntervalMs: 100,
+      heartbeatTimeoutMs: 300,
+      backoffInitialMs: 60_000,
+    });
+    await manager.callTool("s/echo", { value: 1 });
+    const [pid] = ws.pids();
+    process.kill(pid!, "SIGSTOP");
+    await waitFor(() => manager.metrics().servers.s!.heartbeatFailures === 1, "the heartbeat to fail");
+    // The frozen server cannot act on SIGTERM: only the SIGKILL after closeTimeoutMs ends it,
+    // and close() resolves only once it is gone.
+    await manager.close();
+    expect(isAlive(pid!)).toBe(false);
+    expect(manager.metrics()).toMatchObject({ runningServers: 0 });
+  });
+
   it("pings at once, on its own deadline, after a call timed out", async () => {
     const ws = workspace();
     killAfter(() => ws.pids());

@@ -63,6 +63,17 @@ describe("the manager's shared tools/list", () => {
     expect(listings(ws)).toBe(1);
   });
 
+  it("a cold callTool() stopped while the list is fetched names tools/call, the method it was called for", async () => {
+    const ws = workspace();
+    const leaving = new AbortController();
+    const onTrace = (event: McpManagerTraceEvent) => {
+      if (event.kind === "server" && event.phase === "spawned") leaving.abort(new Error("the user left"));
+    };
+    const manager = managed({ servers: { srv: agentServer(ws, "hostile", { tools: [{ name: "echo" }] }) }, onTrace });
+    const error = await manager.callTool("srv/echo", { value: "z" }, { signal: leaving.signal }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "MCP_ABORTED", outcome: "not-sent", message: expect.stringMatching(/^tools\/call: aborted while its server listed its tools/) });
+  });
+
   it("a failed listing rejects every caller waiting on it and is not kept", async () => {
     const ws = workspace();
     // 3,004 tools: the adapter refuses the whole list.

@@ -40,6 +40,8 @@ describe("metrics()", () => {
     await expect(manager.callTool("tools/tool-error")).resolves.toMatchObject({ isError: true });
     await expect(manager.callTool("tools/echo", { value: "x" })).resolves.toBeDefined();
     await expect(manager.callTool("broken/echo", { value: 1 })).rejects.toMatchObject({ code: "MCP_PROTOCOL_ERROR" });
+    // The broken server counts as running until its process is gone (it is being stopped).
+    await waitFor(() => manager.metrics().servers.broken!.running === false, "the broken server to be stopped");
 
     const metrics = manager.metrics();
     expect(metrics.runningServers).toBe(2);
