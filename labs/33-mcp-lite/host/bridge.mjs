@@ -169,7 +169,6 @@ function onRequest(/** @type {any} */ message) {
 // - and whatever the clocks say, six times `budgetMs` of wall time is the end.
 // The answer `{ stuck, ms }` ends the request; the main thread then stops the host.
 
-
 /** The host's CPU time so far (ms; user and system, all its threads), or undefined when unreadable. */
 function hostCpuMs() {
   if (hostPid === undefined || hostPid <= 0) return undefined;

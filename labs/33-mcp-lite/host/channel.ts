@@ -186,9 +186,10 @@ export class HostChannel {
     this.worker.postMessage(before.length > 0 ? { t: "batch", messages: [...before, sync] } : sync);
     // The bridge decides when the host is stuck (from the host's CPU time: see bridge.mjs) and
     // then answers for it; this wait's own bound is only for a bridge that cannot answer at all.
-    const outcome = Atomics.wait(this.control, 0, 0, this.answerMs * 6 + BRIDGE_SLACK_MS);
+    const bound = this.answerMs * 6 + BRIDGE_SLACK_MS;
+    const outcome = Atomics.wait(this.control, 0, 0, bound);
     const length = Atomics.load(this.control, 1);
-    const reply = outcome === "timed-out" ? { stuck: "blocked", ms: this.answerMs * 6 + BRIDGE_SLACK_MS } : JSON.parse(Buffer.from(this.data.subarray(0, length)).toString("utf8"));
+    const reply = outcome === "timed-out" ? { stuck: "blocked", ms: bound } : JSON.parse(Buffer.from(this.data.subarray(0, length)).toString("utf8"));
     if (reply.stuck) {
       this.worker.postMessage({ t: "stop" });
       this.fail(reply.stuck === "busy" ? msg("hostStuck", { ms: this.answerMs }) : msg("hostBlocked", { ms: Number(reply.ms) || this.answerMs }));

@@ -98,38 +98,33 @@ describe("manager lifecycle", () => {
   });
 });
 
+// A server that answered once, then froze (SIGSTOP) until its heartbeat failed.
+async function frozenByHeartbeat(closeTimeoutMs: number) {
+  const ws = workspace();
+  killAfter(() => ws.pids());
+  const manager = managed({
+    servers: { s: fixture(ws, ["echo"], {}, { closeTimeoutMs }) },
+    heartbeatIntervalMs: 100,
+    heartbeatTimeoutMs: 300,
+    backoffInitialMs: 60_000,
+  });
+  await manager.callTool("s/echo", { value: 1 });
+  const [pid] = ws.pids();
+  process.kill(pid!, "SIGSTOP");
+  await waitFor(() => manager.metrics().servers.s!.heartbeatFailures === 1, "the heartbeat to fail");
+  return { manager, pid };
+}
+
 describe("heartbeat", () => {
   it("finds a server frozen with SIGSTOP: marked unhealthy, closed, counted as a failure", async () => {
-    const ws = workspace();
-    killAfter(() => ws.pids());
-    const manager = managed({
-      servers: { s: fixture(ws, ["echo"], {}, { closeTimeoutMs: 200 }) },
-      heartbeatIntervalMs: 100,
-      heartbeatTimeoutMs: 300,
-      backoffInitialMs: 60_000,
-    });
-    await manager.callTool("s/echo", { value: 1 });
-    const [pid] = ws.pids();
-    process.kill(pid!, "SIGSTOP");
-    await waitFor(() => manager.metrics().servers.s!.heartbeatFailures === 1, "the heartbeat to fail");
+    const { manager, pid } = await frozenByHeartbeat(200);
     expect(manager.metrics().servers.s).toMatchObject({ state: "backoff", availability: "backoff", failures: 1 });
     await expect(manager.callTool("s/echo", { value: 2 })).rejects.toMatchObject({ code: "MCP_NOT_INITIALIZED", availability: "backoff" });
     await waitFor(() => !isAlive(pid!), "the frozen server to be killed");
   });
 
   it("waits in close() for a server the heartbeat gave up on, still being stopped", async () => {
-    const ws = workspace();
-    killAfter(() => ws.pids());
-    const manager = managed({
-      servers: { s: fixture(ws, ["echo"], {}, { closeTimeoutMs: 1_000 }) },
-      heartbeatIntervalMs: 100,
-      heartbeatTimeoutMs: 300,
-      backoffInitialMs: 60_000,
-    });
-    await manager.callTool("s/echo", { value: 1 });
-    const [pid] = ws.pids();
-    process.kill(pid!, "SIGSTOP");
-    await waitFor(() => manager.metrics().servers.s!.heartbeatFailures === 1, "the heartbeat to fail");
+    const { manager, pid } = await frozenByHeartbeat(1_000);
     // The frozen server cannot act on SIGTERM: only the SIGKILL after closeTimeoutMs ends it,
     // and close() resolves only once it is gone.
     await manager.close();

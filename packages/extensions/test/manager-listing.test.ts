@@ -10,6 +10,18 @@ import { agentServer, killAfter, managed, methods, waitFor, workspace } from "./
 
 const listings = (ws: ReturnType<typeof workspace>) => methods(ws).filter((method) => method === "tools/list").length;
 
+// A manager whose `leaving` signal is aborted once the server process exists: every caller is
+// waiting on the listing by then.
+function abortedAtSpawn() {
+  const ws = workspace();
+  const leaving = new AbortController();
+  const onTrace = (event: McpManagerTraceEvent) => {
+    if (event.kind === "server" && event.phase === "spawned") leaving.abort(new Error("the user left"));
+  };
+  const manager = managed({ servers: { srv: agentServer(ws, "hostile", { tools: [{ name: "echo" }] }) }, onTrace });
+  return { ws, leaving, manager };
+}
+
 describe("the manager's shared tools/list", () => {
   it("ten cold parallel calls: one start, one tools/list, ten tools/call", async () => {
     const ws = workspace();
@@ -47,13 +59,7 @@ describe("the manager's shared tools/list", () => {
   });
 
   it("a caller that aborts while waiting leaves the listing to the others", async () => {
-    const ws = workspace();
-    const leaving = new AbortController();
-    // Aborted once the server process exists: every caller is waiting on the listing by then.
-    const onTrace = (event: McpManagerTraceEvent) => {
-      if (event.kind === "server" && event.phase === "spawned") leaving.abort(new Error("the user left"));
-    };
-    const manager = managed({ servers: { srv: agentServer(ws, "hostile", { tools: [{ name: "echo" }] }) }, onTrace });
+    const { ws, leaving, manager } = abortedAtSpawn();
     const left = manager.tools("srv", { signal: leaving.signal }).catch((error: unknown) => error);
     const stayed = Promise.allSettled([manager.tools("srv"), manager.callTool("srv/echo", { value: "y" })]);
     expect(await left).toMatchObject({ code: "MCP_ABORTED", reason: "user", outcome: "not-sent", message: expect.stringMatching(/aborted while its server listed its tools/) });
@@ -64,12 +70,7 @@ describe("the manager's shared tools/list", () => {
   });
 
   it("a cold callTool() stopped while the list is fetched names tools/call, the method it was called for", async () => {
-    const ws = workspace();
-    const leaving = new AbortController();
-    const onTrace = (event: McpManagerTraceEvent) => {
-      if (event.kind === "server" && event.phase === "spawned") leaving.abort(new Error("the user left"));
-    };
-    const manager = managed({ servers: { srv: agentServer(ws, "hostile", { tools: [{ name: "echo" }] }) }, onTrace });
+    const { leaving, manager } = abortedAtSpawn();
     const error = await manager.callTool("srv/echo", { value: "z" }, { signal: leaving.signal }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "MCP_ABORTED", outcome: "not-sent", message: expect.stringMatching(/^tools\/call: aborted while its server listed its tools/) });
   });
