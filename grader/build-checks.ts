@@ -12,7 +12,7 @@ export { MAX_MESSAGE_CHARS, outOfMemory, type BuildInput, type ProgressRecord, t
 
 // Builds every check; `error` is set when the run as a whole could not be graded.
 export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?: string } {
-  const run = testsOfRun(input);
+  const run = withLabels(testsOfRun(input), input.manifest, input.lang);
   const checks = [
     ...input.manifest.checks.map((def) => gradedCheck(def, run, input)),
     ...homeworkChecks(run.tests, input.manifest, input.lang),
@@ -20,6 +20,28 @@ export function buildChecks(input: BuildInput): { checks: CheckResult[]; error?:
   ];
   return run.runError ? { checks, error: run.runError } : { checks };
 }
+
+// Each test's title in the report's language, where the lab translates it (manifest.testTitles).
+function withLabels(run: RunTests, manifest: LabManifest, lang: Lang): RunTests {
+  const table = manifest.testTitles?.[lang];
+  if (!table) return run;
+  const labelled = (x: FoundTest): FoundTest => {
+    const label = translatedTitle(table, x.outcome.title);
+    return label === undefined ? x : { ...x, outcome: { ...x.outcome, label } };
+  };
+  return { ...run, tests: run.tests.map(labelled) };
+}
+
+/** A title from a table keyed by whole titles or by a title's fixed start (the longest wins; the rest is kept as it is). */
+export function translatedTitle(table: Readonly<Record<string, string>>, title: string): string | undefined {
+  if (Object.hasOwn(table, title)) return table[title];
+  let best: string | undefined;
+  for (const key of Object.keys(table)) if (key !== "" && title.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  return best === undefined ? undefined : `${table[best]}${title.slice(best.length)}`;
+}
+
+/** A test as the report names it: its title in the report's language where there is one. */
+const titleOf = (test: { title: string; label?: string }): string => test.label ?? test.title;
 
 // One check of the manifest: from the leftover processes, or from the tests backing it.
 function gradedCheck(def: CheckDef, run: RunTests, input: BuildInput): CheckResult {
@@ -46,7 +68,7 @@ function homeworkChecks(tests: FoundTest[], manifest: LabManifest, lang: Lang): 
       id,
       kind: "homework",
       weight: manifest.homeworkWeight,
-      title: { zh: id, en: id },
+      title: manifest.homeworkTitles?.[id] ?? { zh: id, en: id },
       standard: { zh: "课后作业（加分项）", en: "homework (bonus)" },
       deduction: { zh: "", en: "" },
       hint: { zh: `见 ${readme}`, en: `see ${readme}` },
@@ -93,7 +115,7 @@ function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: st
   const failed = ran.filter((x) => x.outcome.status === "fail" && !x.unfinished);
   const passed = ran.filter((x) => x.outcome.status === "pass");
   // Partial progress stays visible inside a check that did not pass.
-  const passedNote = passed.length > 0 ? ` · ${t("passedAlongside", lang, { titles: passed.map((x) => x.outcome.title).join("; ") })}` : "";
+  const passedNote = passed.length > 0 ? ` · ${t("passedAlongside", lang, { titles: passed.map((x) => titleOf(x.outcome)).join("; ") })}` : "";
   let status: CheckStatus;
   let message: string;
   if (ran.length === 0) {
@@ -102,15 +124,15 @@ function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: st
   } else if (unfinished.length > 0) {
     // A test that never finished proves nothing either way: never ✔, never a plain fail.
     status = "error";
-    message = t("unfinishedTests", lang, { count: unfinished.length, total: ran.length, titles: unfinished.map((x) => x.outcome.title).join("; ") });
+    message = t("unfinishedTests", lang, { count: unfinished.length, total: ran.length, titles: unfinished.map((x) => titleOf(x.outcome)).join("; ") });
     if (failed.length > 0) {
-      message += ` | ${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed.map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`).join(" | ")}`;
+      message += ` | ${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed.map((x) => `${titleOf(x.outcome)} — ${x.outcome.message ?? ""}`).join(" | ")}`;
     }
     message += passedNote;
   } else if (failed.length > 0) {
     status = "fail";
     message = `${t("failedTests", lang, { failed: failed.length, total: ran.length })}: ${failed
-      .map((x) => `${x.outcome.title} — ${x.outcome.message ?? ""}`)
+      .map((x) => `${titleOf(x.outcome)} — ${x.outcome.message ?? ""}`)
       .join(" | ")}${passedNote}`;
   } else {
     status = "pass";

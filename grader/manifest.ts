@@ -88,6 +88,10 @@ export interface LabManifest {
   homeworkDir: string;
   /** Points per passing homework/... describe block (bonus, never part of maxScore). */
   homeworkWeight: number;
+  /** What each homework check is called in the report, by its describe name (else the name itself). */
+  homeworkTitles?: Record<string, Text>;
+  /** Titles of the lab's tests in a language other than the one they are written in, by title or a title's fixed start (the rest is kept). */
+  testTitles?: Partial<Record<Lang, Readonly<Record<string, string>>>>;
   checks: CheckDef[];
   /** The starter's TODOs in order, with the checks covering each (the report shows progress by TODO). */
   todos?: TodoDef[];

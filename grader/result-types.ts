@@ -30,6 +30,8 @@ export interface TraceEntry {
 
 export interface TestOutcome {
   title: string;
+  /** The title in the report's language, where the lab translates it (the title itself stays as the tests wrote it). */
+  label?: string;
   status: "pass" | "fail" | "skip";
   message?: string;
   durationMs?: number;

@@ -40,7 +40,7 @@ export function renderMarkdown(result: GradeResult, lang: Lang = result.lang): s
   if (failed.length > 0) {
     out.push("", `### ${w.trace}`);
     for (const { check, test } of failed) {
-      out.push("", `#### \`${check}\` — ${cell(test.title)}`, "");
+      out.push("", `#### \`${check}\` — ${cell(test.label ?? test.title)}`, "");
       out.push(test.trace && test.trace.length > 0 ? mermaid(test, lang) : w.noTrace);
     }
   }

@@ -26,7 +26,7 @@ export function renderPrairieLearn(result: GradeResult): string {
     points: c.kind === "homework" ? 0 : c.score,
     max_points: c.kind === "homework" ? 0 : c.maxScore,
     message: [c.kind === "homework" ? bonusLine(result, c.score, c.maxScore) : "", c.status === "pass" ? c.message : [c.message, c.hint, c.lesson].filter(Boolean).join("\n")].filter(Boolean).join("\n"),
-    output: c.tests.map((t) => `${t.status === "pass" ? "✔" : t.status === "skip" ? "-" : "✘"} ${t.title}${t.status === "fail" && t.message ? `\n  ${t.message}` : ""}`).join("\n"),
+    output: c.tests.map((t) => `${t.status === "pass" ? "✔" : t.status === "skip" ? "-" : "✘"} ${t.label ?? t.title}${t.status === "fail" && t.message ? `\n  ${t.message}` : ""}`).join("\n"),
   }));
   return `${JSON.stringify(
     {

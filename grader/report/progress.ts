@@ -213,7 +213,7 @@ export function renderTrace(checks: CheckResult[], lang: Lang): string[] {
     const test = check.tests.find((x) => x.status === "fail" && (x.trace?.length ?? 0) > 0);
     if (!test) continue;
     const trace = test.trace!;
-    const lines = [`== ${words[lang].trace}: ${check.id} › ${test.title} ==`];
+    const lines = [`== ${words[lang].trace}: ${check.id} › ${test.label ?? test.title} ==`];
     const shown = trace.length > TRACE_HEAD + TRACE_TAIL + 1 ? [...trace.slice(0, TRACE_HEAD), undefined, ...trace.slice(-TRACE_TAIL)] : trace;
     for (const entry of shown) {
       lines.push(entry ? traceLine(entry) : words[lang].more.replace("{count}", String(trace.length - TRACE_HEAD - TRACE_TAIL)));

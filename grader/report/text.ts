@@ -83,7 +83,7 @@ export function renderText(result: GradeResult, lang: Lang = result.lang): strin
         const failed = c.tests.filter((x) => x.status === "fail");
         if (failed.length > 0 && c.status === "fail") {
           for (const test of failed) {
-            out.push(`    - ${test.title}`, `      ${w.why}: ${local(test.message ?? "")}`);
+            out.push(`    - ${test.label ?? test.title}`, `      ${w.why}: ${local(test.message ?? "")}`);
             const todo = blame(c.id, test.title);
             if (todo) out.push(`      ${w.todo}: ${todo}`);
           }
@@ -91,7 +91,7 @@ export function renderText(result: GradeResult, lang: Lang = result.lang): strin
           out.push(`    ${w.why}: ${local(c.message)}`);
         }
         // Partial progress: the tests of this check that did pass.
-        for (const test of c.tests.filter((x) => x.status === "pass")) out.push(`    ${mark.pass} ${test.title}`);
+        for (const test of c.tests.filter((x) => x.status === "pass")) out.push(`    ${mark.pass} ${test.label ?? test.title}`);
         if (c.hint) out.push(`    ${w.hint}: ${c.hint}`);
         if (c.lesson) out.push(`    ${w.read}: ${lessonLink(c.lesson, lang)}`);
       }

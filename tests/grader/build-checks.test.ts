@@ -4,7 +4,7 @@
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildChecks, type BuildInput, type ProgressRecord, type VitestJson } from "../../grader/build-checks.ts";
+import { buildChecks, translatedTitle, type BuildInput, type ProgressRecord, type VitestJson } from "../../grader/build-checks.ts";
 import { lab } from "../../labs/33-mcp-lite/lab.ts";
 
 const labDir = join(import.meta.dirname, "..", "..", "labs", "33-mcp-lite");
@@ -100,5 +100,26 @@ describe("grader/results: check building", () => {
     expect(id.message).toContain("1 of 4 tests failed: never hands a late answer — needs TODO(timeout) first: hung");
     expect(id.message).toContain(`passed: ${ID_TESTS[0]}; ${ID_TESTS[1]}; ${ID_TESTS[3]}`);
     expect(id.tests.filter((t) => t.status === "pass")).toHaveLength(3);
+  });
+
+  it("names tests and homework checks in the report's language, keeping the title the tests wrote", () => {
+    const table = { "numbers requests": "请求编号", "answers 16": "十六个" };
+    expect(translatedTitle(table, "numbers requests")).toBe("请求编号");
+    // The longest fixed start wins; the variable rest is kept as it is.
+    expect(translatedTitle({ ...table, "answers 16 concurrent": "十六个并发" }, "answers 16 concurrent calls")).toBe("十六个并发 calls");
+    expect(translatedTitle(table, "something else")).toBeUndefined();
+    const manifest = { ...lab, testTitles: { zh: table } };
+    const progress = progressFor("probes/id-matching.test.ts", "rubric/id-matching", ID_TESTS, 3);
+    const zh = buildChecks(input({ manifest, lang: "zh", progress })).checks.find((c) => c.id === "rubric/id-matching")!;
+    const numbered = zh.tests.find((x) => x.title === "numbers requests")!;
+    expect(numbered.label).toBe("请求编号");
+    expect(zh.message).toContain("请求编号");
+    // No table for English: the titles as written, no label.
+    const en = buildChecks(input({ manifest, progress })).checks.find((c) => c.id === "rubric/id-matching")!;
+    expect(en.tests.every((x) => x.label === undefined)).toBe(true);
+    // Homework checks carry the manifest's title, not their id.
+    const homework = progressFor("homework/stress.test.ts", "homework/stress-100", ["matches 100"], 1);
+    const stress = buildChecks(input({ lang: "zh", progress: homework })).checks.find((c) => c.id === "homework/stress-100")!;
+    expect(stress.title).toBe(lab.homeworkTitles!["homework/stress-100"]!.zh);
   });
 });

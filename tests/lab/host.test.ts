@@ -153,6 +153,8 @@ describe("the host channel", () => {
     expect(channel.dead).toBe(true);
     // (Judged by the host's CPU time, which a loaded machine does not inflate.)
     expect(channel.why).toMatch(/3000 ms of CPU time|3000 ms 的 CPU/);
+    // It names what the submission's code was last given, where to start looking.
+    expect(channel.why).toMatch(/new McpClient\(\)/);
   });
 
   it("gives up on a host blocked in a synchronous wait that uses no CPU, and names it as such", () => {
@@ -161,6 +163,7 @@ describe("the host channel", () => {
     expect(() => channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toThrow(HostError);
     expect(channel.dead).toBe(true);
     expect(channel.why).toMatch(/synchronous wait|同步等待/);
+    expect(channel.why).toMatch(/new McpClient\(\)/);
   });
 });
 

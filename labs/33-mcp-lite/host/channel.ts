@@ -71,6 +71,8 @@ export class HostChannel {
   readonly callbacks = new Map<number, (...args: unknown[]) => unknown>();
 
   private readonly answerMs: number;
+  /** What the host was last given (one batch), named for the learner when it stops answering. */
+  private lastGiven: string[] = [];
   /** Sends made in this turn of the event loop, not yet posted to the bridge. */
   private batch: object[] = [];
   private flushing = false;
@@ -183,6 +185,7 @@ export class HostChannel {
     Atomics.store(this.control, 0, 0);
     const sync = { ...message, seq, sync: true };
     const before = this.takeBatch();
+    this.given([...before, sync]);
     this.worker.postMessage(before.length > 0 ? { t: "batch", messages: [...before, sync] } : sync);
     // The bridge decides when the host is stuck (from the host's CPU time: see bridge.mjs) and
     // then answers for it; this wait's own bound is only for a bridge that cannot answer at all.
@@ -192,7 +195,8 @@ export class HostChannel {
     const reply = outcome === "timed-out" ? { stuck: "blocked", ms: bound } : JSON.parse(Buffer.from(this.data.subarray(0, length)).toString("utf8"));
     if (reply.stuck) {
       this.worker.postMessage({ t: "stop" });
-      this.fail(reply.stuck === "busy" ? msg("hostStuck", { ms: this.answerMs }) : msg("hostBlocked", { ms: Number(reply.ms) || this.answerMs }));
+      const stuck = reply.stuck === "busy" ? msg("hostStuck", { ms: this.answerMs }) : msg("hostBlocked", { ms: Number(reply.ms) || this.answerMs });
+      this.fail(this.lastGiven.length > 0 ? `${stuck}${msg("hostLastGiven", { what: this.lastGiven.join(", ") })}` : stuck);
       throw new HostError(this.why);
     }
     if (reply.gone) {
@@ -229,11 +233,19 @@ export class HostChannel {
     this.flushing = false;
     const messages = this.takeBatch();
     if (messages.length === 0 || this.dead) return;
+    this.given(messages);
     this.worker.postMessage(messages.length === 1 ? messages[0] : { t: "batch", messages });
   }
 
   stop(): void {
     this.worker.postMessage({ t: "stop" });
+  }
+
+  // Names the submission's code a batch runs (calls, constructors, getters); the harness's own
+  // queries run none of it and are left out.
+  private given(messages: object[]): void {
+    const names = messages.map(describeRequest).filter((name): name is string => name !== undefined);
+    if (names.length > 0) this.lastGiven = [...new Set(names)];
   }
 
   /** Signals a process of the host's namespace through the launcher (a pid of this worker's view); the error code, if any. */
@@ -260,6 +272,16 @@ export class HostChannel {
 }
 
 export { GONE_PID };
+
+// A request as the learner wrote it: `callTool()`, `new McpClient()`, a getter read.
+function describeRequest(message: object): string | undefined {
+  const m = message as { t?: string; op?: unknown };
+  if (m.t === "call") return `${String(m.op)}()`;
+  if (m.t === "new") return "new McpClient()";
+  if (m.t === "get") return "pendingCount / pid / initialized / stderr";
+  if (m.t === "abort") return "AbortSignal abort";
+  return undefined;
+}
 
 // Why the host ended, in the learner's language (an out-of-memory death named as such).
 function endedMessage(exit: { code?: unknown; signal?: unknown; oom?: unknown }): string {

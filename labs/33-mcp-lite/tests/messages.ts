@@ -22,6 +22,10 @@ const catalog = {
     zh: "客户端所在的进程用掉了 {ms} ms 的 CPU 时间仍没有应答：提交的代码卡在一个从不让出的循环里？",
     en: "the process the client runs in used {ms} ms of CPU time without answering: is the submission stuck in a loop that never yields?",
   },
+  hostLastGiven: {
+    zh: "（它停止应答前最后收到的是：{what}；从这些方法查起）",
+    en: " (the last it was given before it stopped answering: {what}; start looking there)",
+  },
   hostBlocked: {
     zh: "客户端所在的进程 {ms} ms 内既没有应答，也几乎没有用 CPU：提交的代码卡在一个永远不返回的同步等待里？",
     en: "the process the client runs in neither answered nor used any CPU time to speak of for {ms} ms: is the submission stuck in a synchronous wait that never returns?",

@@ -19,6 +19,10 @@ export abstract class Step implements AsyncCommand<Model, Real, boolean> {
   get escapeDimension(): Dimension {
     return "rubric/lifecycle";
   }
+  /** The TODO an error escaping during this step needs first, when another TODO than the dimension's owns its cause. */
+  get escapeNeeds(): string | undefined {
+    return undefined;
+  }
   abstract run(m: Model, r: Real): Promise<void>;
   abstract toString(): string;
 }

@@ -159,7 +159,7 @@ async function attribute(escapes: Escape[], sequence: Step[], steps: string[], c
   for (const side of suspects) {
     const alone = await side.alone();
     const first = alone.escapes[0];
-    if (first) return { dimension: side.escapeDimension, message: escapedMessage(side.toString(), first), steps: [side.toString()], log: alone.log, minimal: true };
+    if (first) return { dimension: side.escapeDimension, needs: side.escapeNeeds, message: escapedMessage(side.toString(), first), steps: [side.toString()], log: alone.log, minimal: true };
   }
   const first = escapes[0]!;
   const at = steps.lastIndexOf(first.step);

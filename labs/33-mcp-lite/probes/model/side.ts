@@ -89,6 +89,11 @@ export class SpawnMissing extends SideStep {
   override get escapeDimension(): Dimension {
     return "rubric/process";
   }
+  // A program that cannot start is TODO(process)'s (MCP_SPAWN_FAILED), not close()'s, which
+  // owns the model's other process findings.
+  override get escapeNeeds(): string {
+    return "process";
+  }
   async side(): Promise<void> {
     const dir = makeTempDir("lab33-model-missing-");
     const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
@@ -99,7 +104,10 @@ export class SpawnMissing extends SideStep {
       const cause = outcome.status === "rejected" ? outcome.reason?.cause?.code : undefined;
       expectThat(cause === "ENOENT", "rubric/process", "outcome", { step: `cause.code`, expected: "ENOENT", actual: String(cause) });
     } catch (error) {
-      if (error instanceof Violation) error.log ??= [];
+      if (error instanceof Violation) {
+        error.log ??= [];
+        error.needs ??= this.escapeNeeds;
+      }
       throw error;
     } finally {
       await settle(settled(Promise.resolve().then(() => client.close())), "close() of the client without a server");

@@ -155,7 +155,8 @@ export class McpClient extends UnsafeClient {
   }
 
   // TODO(实现 MCP pending request map): check the input first (name a non-empty string, args a plain
-  // object, timeoutMs a positive integer; MCP_INVALID_ARGUMENT) and refuse a call beyond maxPending in flight (MCP_BUSY), writing nothing.
+  // object, options an object if given, its timeoutMs a positive integer and its signal an AbortSignal;
+  // MCP_INVALID_ARGUMENT) and refuse a call beyond maxPending in flight (MCP_BUSY), writing nothing.
   // TODO(timeout) TODO(abort): options are ignored.
   // TODO(cancel-notice): after a timeout or an abort, tell the server (notifications/cancelled).
   async callTool(name: string, args: Record<string, unknown> = {}, _options: CallOptions = {}): Promise<unknown> {
