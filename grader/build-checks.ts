@@ -37,7 +37,11 @@ export function translatedTitle(table: Readonly<Record<string, string>>, title: 
   if (Object.hasOwn(table, title)) return table[title];
   let best: string | undefined;
   for (const key of Object.keys(table)) if (key !== "" && title.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
-  return best === undefined ? undefined : `${table[best]}${title.slice(best.length)}`;
+  if (best === undefined) return undefined;
+  const start = table[best]!;
+  const rest = title.slice(best.length);
+  // (After a full-width colon the English rest needs no space of its own.)
+  return `${start}${start.endsWith("：") ? rest.trimStart() : rest}`;
 }
 
 /** A test as the report names it: its title in the report's language where there is one. */

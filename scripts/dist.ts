@@ -30,6 +30,7 @@ const STUDENT_DIRS = [
 /** Single files copied into the learner repository. */
 const STUDENT_FILES = [
   `${LAB}/lab.ts`,
+  `${LAB}/test-titles.ts`,
   `${LAB}/vitest.config.ts`,
   `${LAB}/README.md`,
   `${LAB}/README.en.md`,

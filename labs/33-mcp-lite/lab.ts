@@ -3,6 +3,7 @@
 // Hints point at sections of the lesson; the anchors are listed once in LESSON below.
 
 import { checkOf, defineLab, leftoversCheck, type CheckDef, type LabManifest, type TodoDef } from "../../grader/manifest.ts";
+import { TEST_TITLES_ZH } from "./test-titles.ts";
 
 const LESSON = "lessons/33-mcp-lite/README.md";
 
@@ -348,6 +349,7 @@ export const lab: LabManifest = defineLab({
     "probes/model.test.ts",
   ],
   homeworkWeight: 2,
+  testTitles: { zh: TEST_TITLES_ZH },
   homeworkTitles: {
     "homework/bounded-stderr": { zh: "有界 stderr：按字节保留 UTF-8 安全的尾部", en: "Bounded stderr: a UTF-8 safe tail, capped in bytes" },
     "homework/cancel-notice": { zh: "取消通知：超时或 abort 后发 notifications/cancelled", en: "Cancellation notice: notifications/cancelled after a timeout or an abort" },

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_RULES, lab } from "../../labs/33-mcp-lite/lab.ts";
+import { TEST_TITLES_ZH } from "../../labs/33-mcp-lite/test-titles.ts";
 import type { GradeResult } from "../../grader/grade-result.ts";
 import { cutSentences } from "../../lessons/tools/cut-sentences.ts";
 import { ROOT } from "../../lessons/tools/snippets.ts";
@@ -17,15 +18,17 @@ import { TABLE_LESSONS, withTodoTables } from "../../lessons/tools/todo-table.ts
 const todos = lab.todos!;
 const STARTER = join(ROOT, "labs", "33-mcp-lite", "starter", "src");
 let graded: Array<{ check: string; test: string }> = [];
+let everyTest: Array<{ check: string; test: string; label?: string }> = [];
 
 beforeAll(() => {
   const dir = mkdtempSync(join(tmpdir(), "lab33-todo-map-"));
   try {
     const json = join(dir, "result.json");
     const tsx = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
-    spawnSync(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), "--solution", "--json", json, "--format", "json", "--hang-ms", "8000"], { cwd: ROOT, encoding: "utf8", timeout: 240_000 });
+    spawnSync(process.execPath, [tsx, join(ROOT, "grader", "cli.ts"), "--solution", "--json", json, "--format", "json", "--hang-ms", "8000", "--lang", "zh"], { cwd: ROOT, encoding: "utf8", timeout: 240_000 });
     const result = JSON.parse(readFileSync(json, "utf8")) as GradeResult;
     graded = result.checks.filter((c) => c.kind !== "homework").flatMap((c) => c.tests.map((t) => ({ check: c.id, test: t.title })));
+    everyTest = result.checks.flatMap((c) => c.tests.map((t) => ({ check: c.id, test: t.title, ...(t.label ? { label: t.label } : {}) })));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -80,6 +83,15 @@ describe("every graded test belongs to exactly one TODO", () => {
     for (const id of ["code-busy", "option-max-pending"]) expect([...new Set(CONTRACT_RULES.find((r) => r.id === id)!.tests.map((t) => owner(t.check, t.test)))]).toEqual([first]);
     const input = CONTRACT_RULES.find((r) => r.id === "code-invalid-argument")!.tests.find((t) => t.test.includes("bad input"))!;
     expect(owner(input.check, input.test)).toBe(first);
+  });
+});
+
+describe("what the learner reads about the tests", () => {
+  it("every test of a grade has a Chinese title, and every Chinese title names tests that exist", () => {
+    expect(everyTest.length).toBeGreaterThan(60);
+    expect(everyTest.filter((t) => !t.label).map((t) => `${t.check} > ${t.test}`)).toEqual([]);
+    const unused = Object.keys(TEST_TITLES_ZH).filter((key) => !everyTest.some((t) => t.test.startsWith(key)));
+    expect(unused).toEqual([]);
   });
 });
 
