@@ -355,7 +355,7 @@ export const lab: LabManifest = defineLab({
     "homework/cancel-notice": { zh: "取消通知：超时或 abort 后发 notifications/cancelled", en: "Cancellation notice: notifications/cancelled after a timeout or an abort" },
     "homework/notifications": { zh: "服务器通知：交给 onNotification，不 settle 任何请求", en: "Server notifications: handed to onNotification, settling nothing" },
     "homework/stress-100": { zh: "压力测试：100 个随机延迟的调用各得其果", en: "Stress: 100 random-delay calls, each to its own caller" },
-    "homework/version-negotiation": { zh: "协议版本协商（rubric/handshake 要求的再练一遍）", en: "Protocol version negotiation (rubric/handshake's rule, practised again)" },
+    "homework/version-negotiation": { zh: "协议版本协商（加强版：写明双方版本、接受较旧版本）", en: "Protocol version negotiation, the stronger form (both sides' versions named, an older version accepted)" },
   },
   checks,
   todos,

@@ -110,7 +110,7 @@ describe("the student edition's text", () => {
 
   it("lists the lab's files as the edition holds them: no solution, corpus or project tests", () => {
     const lab = readdirSync(join(edition, "labs", "33-mcp-lite")).sort();
-    expect(lab).toEqual(["README.en.md", "README.md", "homework", "host", "lab.ts", "probes", "starter", "tests", "vitest.config.ts"]);
+    expect(lab).toEqual(["README.en.md", "README.md", "homework", "host", "lab.ts", "probes", "starter", "test-titles.ts", "tests", "vitest.config.ts"]);
     expect(readdirSync(join(edition, "labs", "13-process-boundary")).sort()).toEqual(["lab.ts", "starter", "tests", "vitest.config.ts"]);
   });
 });

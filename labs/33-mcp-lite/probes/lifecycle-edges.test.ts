@@ -114,7 +114,7 @@ describe("rubric/lifecycle", () => {
       await held;
     }
     const ok = early && outcome?.status === "rejected" && outcome.reason?.code === "CLIENT_CLOSED";
-    check(ok, pmsg("closeRejectsLate", { actual: early ? describeOutcome(outcome!) : "still pending" }));
+    check(ok, pmsg("closeRejectsLate", { actual: early ? describeOutcome(outcome!) : pmsg("stillPending") }));
   });
 
   it("refuses every call made while close() runs with CLIENT_CLOSED and starts nothing", async () => {
@@ -167,7 +167,7 @@ describe("rubric/lifecycle", () => {
     const heard = () => received(h.log(), "tools/call").length + outcomes.filter(Boolean).length;
     await waitFor(() => heard() >= 257, "each of 257 calls reaching the server or refused");
     const busy = outcomes.flatMap((o, i) => (o?.status === "rejected" && o.reason?.code === "MCP_BUSY" ? [i + 1] : []));
-    check(busy.length === 1 && busy[0] === 257 && h.client.pendingCount === 256, pmsg("defaultMaxPending", { busy: busy.length, first: busy[0] ?? "-", pending: h.client.pendingCount }));
+    check(busy.length === 1 && busy[0] === 257 && h.client.pendingCount === 256, pmsg("defaultMaxPending", { busyWhere: busy.length === 0 ? pmsg("busyNone") : pmsg("busySome", { busy: busy.length, first: busy[0]! }), pending: h.client.pendingCount }));
   });
 
   it("rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake", async () => {
