@@ -17,7 +17,7 @@ export default {
   vitest: grader ? { configFile: "vitest.grader-mutation.config.ts", related: false } : { configFile: "vitest.mutation.config.ts" },
   mutate: [
     "labs/33-mcp-lite/solution/src/**/*.ts",
-    ...["tool-adapter", "tool-schema", "server-manager", "server-manager-options", "heartbeat"].map((m) => `packages/extensions/src/${m}.ts`),
+    ...["tool-adapter", "tool-schema", "server-manager", "server-manager-options", "heartbeat", "failure-record"].map((m) => `packages/extensions/src/${m}.ts`),
   ],
   // Code that only runs on Windows is ignored (scripts/stryker-windows-only.mjs says what).
   // With the graded tests, what CONTRACT §1 leaves open is ignored too: error message texts

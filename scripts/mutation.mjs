@@ -19,8 +19,8 @@ const MIN_SCORE = 90;
 const NEEDS_PROCESS = new Set(["mcp-client.ts"]);
 // Modules that live in the package, each with its home folder; their tests are the package's.
 const PACKAGE = "packages/extensions/src";
-// (heartbeat.ts and server-manager-options.ts were split out of server-manager.ts there.)
-const PACKAGE_MODULES = ["heartbeat.ts", "server-manager-options.ts", "server-manager.ts", "tool-adapter.ts", "tool-schema.ts"];
+// (heartbeat.ts, server-manager-options.ts and failure-record.ts were split out of server-manager.ts there.)
+const PACKAGE_MODULES = ["failure-record.ts", "heartbeat.ts", "server-manager-options.ts", "server-manager.ts", "tool-adapter.ts", "tool-schema.ts"];
 
 // --grader: the lab's graded tests (evidence and probes) are the only suite, for every module.
 const grader = process.argv.includes("--grader");

@@ -10,6 +10,9 @@ export default defineConfig({
   test: {
     name: "extensions",
     include: ["test/**/*.test.ts"],
+    // Each file's module graph makes its own default server folder; a worker that is ended
+    // never fires "exit", so the setup file removes it after each file.
+    setupFiles: ["./test/release-default-cwd.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     allowOnly: false,

@@ -38,6 +38,17 @@ export function waitShared<T>(method: string, { signal, timeoutMs }: CallOptions
   });
 }
 
+// A call's own AbortController, aborted with the caller's signal's reason (now, if it is
+// aborted already), so a parent can end the call through the client's normal settle path;
+// unlink() removes the listener once the call is done.
+export function linkedController(signal: AbortSignal | undefined): { controller: AbortController; unlink: () => void } {
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal?.reason);
+  if (signal?.aborted) forward();
+  else signal?.addEventListener("abort", forward, { once: true });
+  return { controller, unlink: () => signal?.removeEventListener("abort", forward) };
+}
+
 // A call that ended before its server was ready: nothing was sent.
 function notSent(code: McpErrorCode, message: string, method: string, details: { cause?: unknown; timeoutMs?: number }): McpError {
   return new McpError(code, message, { method, phase: "request", outcome: "not-sent", ...details });

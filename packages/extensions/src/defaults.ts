@@ -17,15 +17,22 @@ let cwd: string | undefined;
 // for whoever wants to look.
 export function defaultCwd(): string {
   if (cwd === undefined) {
-    const made = mkdtempSync(join(tmpdir(), "coding-agent-mcp-"));
-    cwd = made;
-    process.once("exit", () => {
-      try {
-        rmdirSync(made);
-      } catch {
-        // Not empty, or already gone: left as it is.
-      }
-    });
+    cwd = mkdtempSync(join(tmpdir(), "coding-agent-mcp-"));
+    process.once("exit", releaseDefaultCwd);
   }
   return cwd;
+}
+
+/** Removes the default directory now if it is still empty (the next server gets a new one). For
+ *  hosts whose processes end without an "exit" event (a test worker that is killed). */
+export function releaseDefaultCwd(): void {
+  if (cwd === undefined) return;
+  const made = cwd;
+  cwd = undefined;
+  process.removeListener("exit", releaseDefaultCwd);
+  try {
+    rmdirSync(made);
+  } catch {
+    // Not empty, or already gone: left as it is.
+  }
 }

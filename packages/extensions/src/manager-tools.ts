@@ -1,8 +1,8 @@
 // The manager's use of the tool adapter: a server's tools/list adapted (names, byte caps,
 // bounded schemas, tool count, duplicates, permission capped by the config's
-// maxPermission), kept per process for argument checks, and turned into the agent's
-// ToolDefinition. Also the check of the manager's configuration, which uses the adapter's
-// own name rule for server and tool names.
+// maxPermission and narrowed by a declared tool's own permission), kept per process for
+// argument checks, and turned into the agent's ToolDefinition. Also the check of the
+// manager's configuration, which uses the adapter's own name rule for server and tool names.
 
 import { McpError as BaseMcpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import { resolveCallTimeout } from "../../../labs/33-mcp-lite/solution/src/options.ts";
@@ -11,12 +11,12 @@ import { check } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
 import { waitShared } from "./call-wait.ts";
 import { checkOptions } from "./client-options.ts";
 import { McpError } from "./errors.ts";
-import type { McpManagerOptions, ServerConfig, ToolDefinition } from "./manager-types.ts";
+import type { McpManagerOptions, ServerConfig, ToolDeclaration, ToolDefinition } from "./manager-types.ts";
 import { CATALOG_DESCRIPTION_BYTES, DEFAULT_MAX_PERMISSION } from "./manager-types.ts";
 import type { CallOptions } from "./mcp-client.ts";
 import type { ServerManager } from "./server-manager.ts";
 import type { ServerSlot } from "./server-slot.ts";
-import { adaptTools, capText, PERMISSIONS, SLUG, type AdaptedTools, type ToolDefinition as AdaptedTool } from "./tool-adapter.ts";
+import { adaptTools, capText, PERMISSIONS, SLUG, type AdaptedTools, type Permission, type ToolDefinition as AdaptedTool } from "./tool-adapter.ts";
 
 // A fresh tools/list of the server, adapted and kept for the calls of this process.
 // Concurrent callers share one listing in flight, and callers that waited for the server's
@@ -59,9 +59,12 @@ function checkCallOptions(options: CallOptions): void {
 }
 
 function adaptListed(slot: ServerSlot, manager: ServerManager, listed: Tool[]): AdaptedTools {
+  const permissions: Record<string, Permission> = {};
+  for (const tool of slot.config.tools) if (tool.permission !== undefined) permissions[tool.name] = tool.permission;
   const adapted = adaptTools(manager, listed, {
     serverName: slot.name,
     maxPermission: slot.config.maxPermission ?? DEFAULT_MAX_PERMISSION,
+    permissions,
     namespaced: false,
   });
   slot.tools = { manager, starts: manager.starts, adapted };
@@ -120,6 +123,10 @@ const SERVER_CONFIG_KEYS = [
 ] as const satisfies readonly (keyof ServerConfig)[];
 /** (A compile error here names a ServerConfig field missing from SERVER_CONFIG_KEYS.) */
 export const SERVER_CONFIG_KEYS_COMPLETE: Exclude<keyof ServerConfig, (typeof SERVER_CONFIG_KEYS)[number]> extends never ? true : never = true;
+/** Every field a tool declaration may have (kept complete the same way). */
+const TOOL_DECLARATION_KEYS = ["name", "description", "permission"] as const satisfies readonly (keyof ToolDeclaration)[];
+/** (A compile error here names a ToolDeclaration field missing from TOOL_DECLARATION_KEYS.) */
+export const TOOL_DECLARATION_KEYS_COMPLETE: Exclude<keyof ToolDeclaration, (typeof TOOL_DECLARATION_KEYS)[number]> extends never ? true : never = true;
 
 // One server's config: the manager's own fields, then the client options with the client's
 // own check (one rule, not two), so a bad option fails here, naming the server, instead of
@@ -129,19 +136,17 @@ function validateServer(name: string, config: ServerConfig): void {
   if (config === null || typeof config !== "object" || Array.isArray(config)) invalid(`servers.${name} must be a server config object`);
   // A misspelt field (`maxpermission`) would otherwise be dropped in silence, and the server
   // run with the default it meant to change.
-  const unknown = Object.keys(config).filter((key) => !(SERVER_CONFIG_KEYS as readonly string[]).includes(key));
-  if (unknown.length > 0) invalid(`servers.${name} has unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}`);
+  refuseUnknown(`servers.${name}`, config, SERVER_CONFIG_KEYS);
   if (!Array.isArray(config.tools)) invalid(`servers.${name}.tools must list the tools it may offer`);
-  const seen = new Set<string>();
-  config.tools.forEach((tool, index) => {
-    if (typeof tool?.name !== "string" || !SLUG.test(tool.name)) invalid(`servers.${name}.tools[${index}]: every tool needs a name matching ${SLUG}`);
-    if (seen.has(tool.name)) invalid(`servers.${name}.tools: ${JSON.stringify(tool.name)} is declared twice`);
-    if (tool.description !== undefined && typeof tool.description !== "string") invalid(`servers.${name}.tools[${index}].description must be a string`);
-    seen.add(tool.name);
-  });
   if (config.maxPermission !== undefined && !PERMISSIONS.includes(config.maxPermission)) {
     invalid(`servers.${name}.maxPermission must be one of ${PERMISSIONS.join(", ")}, got ${JSON.stringify(config.maxPermission)}`);
   }
+  const seen = new Set<string>();
+  config.tools.forEach((tool, index) => {
+    validateTool(`servers.${name}.tools[${index}]`, tool, config.maxPermission);
+    if (seen.has(tool.name)) invalid(`servers.${name}.tools: ${JSON.stringify(tool.name)} is declared twice`);
+    seen.add(tool.name);
+  });
   const { tools: _tools, maxPermission: _max, ...client } = config;
   try {
     checkOptions(client);
@@ -149,6 +154,27 @@ function validateServer(name: string, config: ServerConfig): void {
     if (error instanceof McpError && error.code === "MCP_INVALID_ARGUMENT") invalid(`servers.${name}: ${error.message}`);
     throw error;
   }
+}
+
+// One declared tool: a slug name, an optional description, and an optional permission that
+// only narrows its server's ceiling (a misspelt `permision` is refused, as it would otherwise
+// leave the tool at the ceiling it meant to lower).
+function validateTool(path: string, tool: ToolDeclaration, maxPermission: Permission | undefined): void {
+  if (typeof tool?.name !== "string" || !SLUG.test(tool.name)) invalid(`${path}: every tool needs a name matching ${SLUG}`);
+  refuseUnknown(path, tool, TOOL_DECLARATION_KEYS);
+  if (tool.description !== undefined && typeof tool.description !== "string") invalid(`${path}.description must be a string`);
+  if (tool.permission === undefined) return;
+  if (!PERMISSIONS.includes(tool.permission)) invalid(`${path}.permission must be one of ${PERMISSIONS.join(", ")}, got ${JSON.stringify(tool.permission)}`);
+  const ceiling = maxPermission ?? DEFAULT_MAX_PERMISSION;
+  if (PERMISSIONS.indexOf(tool.permission) > PERMISSIONS.indexOf(ceiling)) {
+    const which = maxPermission === undefined ? " (the default)" : "";
+    invalid(`${path}.permission "${tool.permission}" is above the server's maxPermission "${ceiling}"${which}; a tool's permission can only narrow it`);
+  }
+}
+
+function refuseUnknown(path: string, value: object, known: readonly string[]): void {
+  const unknown = Object.keys(value).filter((key) => !known.includes(key));
+  if (unknown.length > 0) invalid(`${path} has unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}`);
 }
 
 // What the server hash covers: the config that decides which program runs, and how.

@@ -24,13 +24,17 @@ export const DEFAULT_MAX_PERMISSION: Permission = "read";
 export interface ToolDeclaration {
   name: string;
   description?: string;
+  /** This tool's permission, when it should get less than its server's maxPermission (a
+   *  read-only tool of a server that also writes). It can only narrow: one above the
+   *  server's maxPermission is refused by the constructor. Default: the server's maxPermission. */
+  permission?: Permission;
 }
 
 export interface ServerConfig extends McpClientOptions {
   /** The tools this server is approved to offer (the routing catalog's slim metadata). */
   tools: ToolDeclaration[];
   /** Highest permission any tool of this server may get; a tool never gets more than this,
-   *  whatever its description says. Default: "read". */
+   *  whatever its description says (a declared tool's `permission` may narrow it). Default: "read". */
   maxPermission?: Permission;
 }
 

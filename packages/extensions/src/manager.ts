@@ -2,13 +2,14 @@
 // slim, declared metadata (no process starts for it), starts a server only when one of its
 // tools is selected or it is on the prewarm list, and names every tool `server/tool`. Tool
 // definitions come from the tool adapter (what the server listed, treated as untrusted,
-// permission capped by the config's maxPermission), and every call's arguments are checked
-// against the tool's inputSchema before anything is written. Restart backoff, quarantine,
-// the heartbeat and the failure count belong to one ServerManager per server hash
-// (normalized config + executable content): a changed hash lifts a quarantine only if the
-// approval callback says yes. Cancelling the parent signal (or close()) aborts every call
-// through the client's one settle path, then closes the servers, and the reason travels
-// to each rejected call and to report().
+// permission from the config: the server's maxPermission, narrowed per declared tool), and
+// every call's arguments are checked against the tool's inputSchema before anything is
+// written. Restart backoff, quarantine, the heartbeat and the failure count belong to one
+// ServerManager per server hash (normalized config + executable content): a changed hash
+// lifts a quarantine only if the approval callback says yes. Cancelling the parent signal
+// (or close()) aborts every call through the client's one settle path, then closes the
+// servers, and the reason travels to each rejected call and to report(); stopServer() does
+// the same for one server and leaves it to start afresh on its next call.
 
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
@@ -16,12 +17,13 @@ import { performance } from "node:perf_hooks";
 import { McpError as BaseMcpError } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import { isPlainObject } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
 import { McpCancel, McpError, stopReasonOf, stopReasonOfError, type McpFaultReport, type McpStopReason } from "./errors.ts";
+import { Approvals } from "./approvals.ts";
 import { defineAsyncDispose } from "./dispose.ts";
 import { checkHealth } from "./health-check.ts";
 import type { CallOptions, McpClient } from "./mcp-client.ts";
 import {
   DEFAULT_HEALTH_BACKOFF_MS, DEFAULT_HEALTH_PING_TIMEOUT_MS, DEFAULT_HEALTH_TIMEOUT_MS,
-  type CatalogEntry, type HashChange, type HealthResult, type McpManagerMetrics, type McpManagerOptions,
+  type CatalogEntry, type HealthResult, type McpManagerMetrics, type McpManagerOptions,
   type McpManagerReport, type ToolDefinition,
 } from "./manager-types.ts";
 import { adaptedTool, identity, listAdapted, slim, toDefinition, validateServers } from "./manager-tools.ts";
@@ -36,7 +38,7 @@ export class McpManager {
   readonly runId: string;
   readonly options: McpManagerOptions;
   private readonly slots = new Map<string, ServerSlot>();
-  private readonly approvals = new Map<string, Promise<boolean>>();
+  private readonly approvals: Approvals;
   private readonly healthFailures = new Map<string, { at: number; result: HealthResult }>();
   private readonly checks = new Set<McpClient>();
   private readonly counts = emptyCounts();
@@ -48,6 +50,7 @@ export class McpManager {
     validateServers(options);
     this.options = options;
     this.runId = options.runId ?? randomUUID();
+    this.approvals = new Approvals(options.approve);
     for (const [name, config] of Object.entries(options.servers)) this.slots.set(name, new ServerSlot(name, config, this));
     if (options.signal?.aborted) void this.close(options.signal.reason);
     else options.signal?.addEventListener("abort", this.onParentAbort, { once: true });
@@ -164,17 +167,7 @@ export class McpManager {
       runId: this.runId,
       state: this.closing ? "closed" : "open",
       shutdownReason: this.shutdownReason ?? null,
-      servers: [...this.slots.values()].map((slot) => {
-        const manager = slot.current;
-        return {
-          name: slot.name,
-          hash: slot.currentHash ?? null,
-          state: manager?.state ?? "unused",
-          failures: manager?.failures ?? 0,
-          starts: manager?.starts ?? 0,
-          running: manager?.running ?? false,
-        };
-      }),
+      servers: [...this.slots.values()].map((slot) => slot.summary()),
       calls: { ...this.counts, stopped: { ...this.counts.stopped }, failed: { ...this.counts.failed } },
     };
   }
@@ -190,6 +183,18 @@ export class McpManager {
       await Promise.all([...[...this.slots.values()].map((slot) => slot.closeAll(reason)), ...checks]);
     })();
     return this.closing;
+  }
+
+  /** Stops one server, the manager and its other servers going on: its calls in flight stop
+   *  with `reason` (default: a shutdown; through the client's settle path), callers waiting
+   *  for its start are refused, and the promise resolves once every process of it is gone.
+   *  A deliberate stop is no failure (no backoff; a backing-off or quarantined server stays
+   *  so); the next call of one of its tools starts a fresh process, once the stop finished.
+   *  After close(), it resolves with close(). */
+  async stopServer(server: string, reason: unknown = new McpCancel("shutdown", `server ${server} was stopped`)): Promise<void> {
+    const slot = this.slot(server);
+    if (this.closing) return this.closing;
+    await slot.stop(reason);
   }
 
   /** close() with the default reason, for `await using manager = new McpManager(...)`. */
@@ -224,7 +229,7 @@ export class McpManager {
     const previous = slot.currentHash;
     if (previous !== undefined && previous !== hash) {
       if (slot.byHash.get(previous)?.manager.state === "quarantined") {
-        if (!(await this.approved({ server: slot.name, previousHash: previous, hash }))) {
+        if (!(await this.approvals.ask({ server: slot.name, previousHash: previous, hash }))) {
           throw new McpError("MCP_NOT_INITIALIZED", `server ${slot.name} is quarantined; its hash changed but the change was not approved`, {
             phase: "spawn",
             availability: "quarantined",
@@ -238,20 +243,6 @@ export class McpManager {
       if (this.closing) throw this.closedError();
     }
     return slot.managerFor(hash);
-  }
-
-  // Asks once per change, however many calls are waiting on it.
-  private approved(change: HashChange): Promise<boolean> {
-    const key = `${change.server}\n${change.hash}`;
-    let decision = this.approvals.get(key);
-    if (!decision) {
-      const approve = this.options.approve;
-      decision = approve ? Promise.resolve().then(() => approve(change)).then((yes) => yes === true, () => false) : Promise.resolve(false);
-      this.approvals.set(key, decision);
-      // A "no" is asked again next time (the operator may approve later); a "yes" is spent.
-      void decision.then(() => this.approvals.delete(key));
-    }
-    return decision;
   }
 
   private route(id: string): { slot: ServerSlot; tool: string } {

@@ -1,5 +1,5 @@
 // Server identity: a sha256 over the normalized configuration (resolved executable path,
-// args, cwd, environment) and the content of the executable and of the first argument that
+// args, cwd (a marker for the private default one), environment) and the content of the executable and of the first argument that
 // names a file (the script of `node server.mjs`; later file arguments are usually data the
 // server writes, such as a pid file, and must not change its identity). Restart backoff and quarantine are keyed
 // by it, so a changed binary or script is a different server. Secret values never enter it
@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, resolve } from "node:path";
+import { defaultCwd } from "./defaults.ts";
 
 export interface ServerIdentityConfig {
   executable: string;
@@ -18,13 +19,19 @@ export interface ServerIdentityConfig {
 }
 
 const READ_CHUNK_BYTES = 1024 * 1024;
+/** Stands for defaultCwd() in the hash. */
+const DEFAULT_CWD_MARKER = "[default cwd]";
 
 // Digests keyed by path, invalidated when the file's identity, size or mtime changes.
 const digests = new Map<string, { stamp: string; digest: string }>();
 
-// The hash that identifies this server configuration, "sha256:<hex>".
+// The hash that identifies this server configuration, "sha256:<hex>". Paths are resolved
+// as the spawn resolves them: against the configured cwd, or, when the config names none,
+// against the private default directory the server then runs in (never the agent's cwd).
+// That directory is made anew by every agent process, so it enters the hash as a marker:
+// the same config hashes alike in every process.
 export function serverHash(config: ServerIdentityConfig): string {
-  const cwd = resolve(config.cwd ?? process.cwd());
+  const cwd = config.cwd === undefined ? defaultCwd() : resolve(config.cwd);
   const executable = resolveExecutable(config.executable, cwd, config.env?.PATH ?? process.env.PATH ?? "");
   const secrets = new Set(config.secrets ?? []);
   const env = Object.entries(config.env ?? {})
@@ -36,7 +43,7 @@ export function serverHash(config: ServerIdentityConfig): string {
     executableDigest: executable ? fileDigest(executable) : "missing",
     args: config.args ?? [],
     script: script === undefined ? null : { path: script, digest: fileDigest(script) },
-    cwd,
+    cwd: config.cwd === undefined ? DEFAULT_CWD_MARKER : cwd,
     env,
   });
   return `sha256:${createHash("sha256").update(normalized).digest("hex")}`;

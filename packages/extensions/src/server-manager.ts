@@ -2,26 +2,21 @@
 // server lazily on first use, checks its health (initialize + tools/list, or ping), pings a
 // live server after idle time or after a call timed out (the heartbeat, with its own
 // deadline), and after a failure (a start that fails, a crash, a protocol fault, a failed
-// heartbeat) waits an exponential backoff before the next start, up to a failure limit
-// after which the server is quarantined. The failure count resets only after sustained
-// health (a server that stays up healthyAfterMs), never on a start alone, so a server that
-// starts fine and crashes on every call still ends quarantined. A server that dies while
-// idle is noticed when it exits, so its backoff runs from then and the next call after it
-// starts a fresh one. Calls that were in flight when the server died fail with the
-// client's MCP_PROCESS_EXIT (outcome "unknown" when the server had received them) and are
+// heartbeat) backs off, then quarantines (failure-record.ts: the count resets only after
+// sustained health, so a server that crashes on every call still ends quarantined). A
+// server that dies while idle is noticed when it exits, so its backoff runs from then.
+// Calls in flight when the server died fail with the client's MCP_PROCESS_EXIT and are
 // never replayed. A parent AbortSignal aborts every call through the client's normal
-// settle path, then closes the server.
-//
-// The backoff needs no timer: a failure records when the next start is allowed, and the
-// next call compares that with the clock, so tests drive time with an injected clock.
+// settle path, then closes the server; stop() ends the server on purpose, no failure
+// counted, and the next call starts a fresh one.
 
 import { McpError, type McpErrorCode } from "../../../labs/33-mcp-lite/solution/src/errors.ts";
 import type { CallOptions } from "../../../labs/33-mcp-lite/solution/src/mcp-client.ts";
 import { isPlainObject, type Tool } from "../../../labs/33-mcp-lite/solution/src/protocol.ts";
 import { check } from "../../../labs/33-mcp-lite/solution/src/validate.ts";
-import { waitForStart } from "./call-wait.ts";
+import { linkedController, waitForStart } from "./call-wait.ts";
+import { FailureRecord } from "./failure-record.ts";
 import { Heartbeat } from "./heartbeat.ts";
-import { ServerUnavailableError } from "./server-unavailable.ts";
 import { resolveConfig, type ClientEvents, type Config, type ManagedClient, type ManagerState, type ServerManagerOptions } from "./server-manager-options.ts";
 
 export * from "./server-manager-options.ts";
@@ -38,12 +33,12 @@ export class ServerManager {
   private starting: Promise<ManagedClient> | undefined;
   /** What the last start's health check listed, and for which client. */
   private startListing: { client: ManagedClient; tools: Tool[] } | undefined;
-  private failureCount = 0;
-  private nextStartAt = 0;
-  private readyAt: number | undefined;
-  private lastFailure: unknown;
+  private readonly record: FailureRecord;
   private readonly calls = new Set<AbortController>();
   private closing: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  /** stop()s so far, and the last one's reason: a start that began before it ends instead of coming up. */
+  private stopped: { count: number; reason?: unknown } = { count: 0 };
   /** Closes of servers let go of after a failure (a failed heartbeat, a crash): shutdown()
    *  waits for them too, so no process outlives a close() that resolved. */
   private readonly retiring = new Map<ManagedClient, Promise<void>>();
@@ -56,6 +51,7 @@ export class ServerManager {
     const clientOk = isPlainObject(options) && isPlainObject(options.client);
     check(clientOk, "ServerManager options", "{ client: McpClientOptions }", options, "configure");
     this.config = resolveConfig(options);
+    this.record = new FailureRecord(this.config);
     this.heartbeat = new Heartbeat(
       this.config.heartbeatIntervalMs,
       this.config.heartbeatTimeoutMs,
@@ -69,18 +65,18 @@ export class ServerManager {
   }
 
   get state(): ManagerState {
-    if (this.lifecycle === "backoff" && this.config.now() >= this.nextStartAt) return "idle";
+    if (this.lifecycle === "backoff" && this.record.waitMs <= 0) return "idle";
     return this.lifecycle;
   }
 
-  /** Consecutive failures not yet outlived by sustained health. */
+  /** Consecutive failures not yet outlived by sustained health (of the server up now). */
   get failures(): number {
-    return this.sustained() ? 0 : this.failureCount;
+    return this.lifecycle === "ready" && this.record.sustained ? 0 : this.record.count;
   }
 
   /** Ms until a start is allowed again while backing off; undefined otherwise. */
   get retryInMs(): number | undefined {
-    return this.state === "backoff" ? this.nextStartAt - this.config.now() : undefined;
+    return this.state === "backoff" ? this.record.waitMs : undefined;
   }
 
   /** Heartbeat pings that failed (each also counted as a failure of the server). */
@@ -131,9 +127,18 @@ export class ServerManager {
   /** Lifts a quarantine (after the configuration or binary changed and was approved again). */
   release(): void {
     if (this.lifecycle !== "quarantined") return;
-    this.failureCount = 0;
-    this.nextStartAt = 0;
+    this.record.reset();
     this.lifecycle = "idle";
+  }
+
+  // Stops the server on purpose, the manager staying usable: calls in flight are aborted
+  // with `reason`, callers waiting for a start are refused, and it resolves once every
+  // process of it is gone. No failure is counted (backoff and quarantine stay as they were).
+  // A call made meanwhile waits, then starts a fresh server: two never overlap.
+  stop(reason: unknown): Promise<void> {
+    if (this.lifecycle === "closed") return this.closing ?? Promise.resolve();
+    this.stopping ??= this.halt(reason).finally(() => (this.stopping = undefined));
+    return this.stopping;
   }
 
   // Closes the server and refuses every later call. Idempotent.
@@ -149,11 +154,7 @@ export class ServerManager {
     const began = this.config.now();
     const client = await waitForStart(method, options, () => this.ready());
     const left = options.timeoutMs === undefined ? undefined : Math.max(1, Math.ceil(options.timeoutMs - (this.config.now() - began)));
-    const controller = new AbortController();
-    const callerSignal = options.signal;
-    const forward = () => controller.abort(callerSignal?.reason);
-    if (callerSignal?.aborted) forward();
-    else callerSignal?.addEventListener("abort", forward, { once: true });
+    const { controller, unlink } = linkedController(options.signal);
     this.calls.add(controller);
     this.heartbeat.stop();
     try {
@@ -165,24 +166,22 @@ export class ServerManager {
       throw error;
     } finally {
       this.calls.delete(controller);
-      callerSignal?.removeEventListener("abort", forward);
+      unlink();
       this.heartbeat.arm(this.client);
     }
   }
 
   // Returns a healthy client, starting one if allowed. Concurrent callers share one start.
   private async ready(): Promise<ManagedClient> {
+    while (this.stopping) await this.stopping;
     if (this.lifecycle === "closed") throw closedError();
     if (this.starting) return this.starting;
     if (this.client && this.client.initialized) return this.client;
     // A client that is no longer initialized lost its server between calls (a fault the
     // exit hook did not report, e.g. a client without one).
     if (this.client) this.serverFailed(this.client, new McpError("MCP_PROCESS_EXIT", "the server stopped between calls"));
-    if (this.lifecycle === "quarantined") {
-      throw new ServerUnavailableError("quarantined", this.failureCount, undefined, this.lastFailure);
-    }
-    const wait = this.nextStartAt - this.config.now();
-    if (wait > 0) throw new ServerUnavailableError("backoff", this.failureCount, wait, this.lastFailure);
+    const refusal = this.record.refusal(this.lifecycle === "quarantined");
+    if (refusal) throw refusal;
     this.starting = this.start().finally(() => {
       this.starting = undefined;
     });
@@ -192,7 +191,8 @@ export class ServerManager {
   private async start(): Promise<ManagedClient> {
     this.lifecycle = "starting";
     this.starts += 1;
-    const client = await this.createClient();
+    const stops = this.stopped.count;
+    const client = await this.createClient(stops);
     this.client = client;
     try {
       await client.initialize();
@@ -201,53 +201,48 @@ export class ServerManager {
       else this.startListing = { client, tools: await client.listTools(check) };
     } catch (error) {
       this.serverFailed(client, error);
-      if (this.isClosed()) throw closedError();
-      throw error;
+      throw this.ended(stops) ?? error;
     }
-    if (this.isClosed() || this.client !== client) {
+    const ended = this.ended(stops) ?? (this.client === client ? undefined : closedError());
+    if (ended) {
       await client.close();
-      throw closedError();
+      throw ended;
     }
     this.lifecycle = "ready";
-    this.readyAt = this.config.now();
+    this.record.up();
     this.heartbeat.arm(client);
     return client;
   }
 
   // Makes the next client; a failure to make one (its secrets could not be fetched, bad
-  // options) is a failed start. A shutdown meanwhile closes what was made.
-  private async createClient(): Promise<ManagedClient> {
+  // options) is a failed start. A shutdown or stop meanwhile closes what was made.
+  private async createClient(stops: number): Promise<ManagedClient> {
     let client: ManagedClient | undefined;
-    const events: ClientEvents = { exited: () => client && this.exited(client) };
+    // Its server exiting on its own (crash, kill, OOM) is a failure now, so the backoff runs
+    // from the moment it died. (serverFailed ignores a client it let go of; an exit during a
+    // start also fails its initialize, which counts the same one failure.)
+    const exited = () => new McpError("MCP_PROCESS_EXIT", "the server exited between calls");
+    const events: ClientEvents = { exited: () => client && this.serverFailed(client, exited()) };
     try {
       client = await this.config.createClient(this.config.client, events);
     } catch (error) {
-      if (!this.isClosed()) this.recordFailure(error);
-      throw this.isClosed() ? closedError() : error;
+      const ended = this.ended(stops);
+      if (!ended) this.lifecycle = this.record.fail(error);
+      throw ended ?? error;
     }
-    if (this.isClosed()) {
+    const ended = this.ended(stops);
+    if (ended) {
       await client.close();
-      throw closedError();
+      throw ended;
     }
     return client;
   }
 
-  // A method, not an inline comparison: close() may change the state across an await.
-  private isClosed(): boolean {
-    return this.lifecycle === "closed";
-  }
-
-  // The current server has been up long enough that its earlier failures no longer count.
-  private sustained(): boolean {
-    return this.lifecycle === "ready" && this.readyAt !== undefined && this.config.now() - this.readyAt >= this.config.healthyAfterMs;
-  }
-
-  // The server process of the current client exited on its own (crash, kill, OOM): a
-  // failure now, so the backoff runs from the moment it died, not from the next call.
-  // (serverFailed ignores a client it already let go of; an exit during a start also
-  // fails that start's initialize, which counts the same one failure.)
-  private exited(client: ManagedClient): void {
-    this.serverFailed(client, new McpError("MCP_PROCESS_EXIT", "the server exited between calls"));
+  // Why a start that began after `stops` stop()s must not come up: the manager closed, or
+  // a stop came since. (A method: close() and stop() change the state across an await.)
+  private ended(stops: number): McpError | undefined {
+    if (this.lifecycle === "closed") return closedError();
+    return this.stopped.count === stops ? undefined : stoppedError(this.stopped.reason);
   }
 
   // Records one failure per client instance, closes that client, and schedules the next
@@ -257,43 +252,47 @@ export class ServerManager {
     this.client = undefined;
     this.heartbeat.stop();
     this.retiring.set(client, client.close().catch(() => {}).finally(() => this.retiring.delete(client)));
-    this.recordFailure(error);
+    this.lifecycle = this.record.fail(error);
   }
 
-  private recordFailure(error: unknown): void {
-    if (this.sustained()) this.failureCount = 0;
-    this.readyAt = undefined;
-    this.failureCount += 1;
-    this.lastFailure = error;
-    if (this.failureCount >= this.config.maxFailures) {
-      this.lifecycle = "quarantined";
-      return;
-    }
-    const { backoffInitialMs, backoffFactor, backoffMaxMs } = this.config;
-    const delay = Math.min(backoffMaxMs, backoffInitialMs * backoffFactor ** (this.failureCount - 1));
-    this.nextStartAt = this.config.now() + delay;
-    this.lifecycle = "backoff";
+  // stop()'s work: a start in progress learns it was stopped, a ready server stops earning
+  // sustained health, and the server is ended.
+  private async halt(reason: unknown): Promise<void> {
+    this.stopped = { count: this.stopped.count + 1, reason };
+    if (this.lifecycle === "ready") this.record.down();
+    if (this.lifecycle === "ready" || this.lifecycle === "starting") this.lifecycle = "idle";
+    await this.endServer(reason);
   }
 
-  // Aborts every call in flight (each settles through the client as MCP_ABORTED), then
-  // closes the server and waits for it to be gone.
+  // Closes the server for good (the manager refuses every later call).
   private shutdown(reason: unknown): Promise<void> {
     this.closing ??= (async () => {
       this.lifecycle = "closed";
-      this.heartbeat.stop();
       this.signal?.removeEventListener("abort", this.onParentAbort);
-      for (const controller of [...this.calls]) controller.abort(reason ?? new Error("server manager closed"));
-      const client = this.client;
-      this.client = undefined;
-      // Closing first also ends a start in progress (its initialize rejects CLIENT_CLOSED).
-      if (client) await client.close();
-      if (this.starting) await this.starting.catch(() => {});
-      await Promise.all([...this.retiring.values()]);
+      await this.endServer(reason ?? new Error("server manager closed"));
     })();
     return this.closing;
+  }
+
+  // Aborts every call in flight (each settles through the client as MCP_ABORTED), lets the
+  // client go (its exit is then no failure), closes it, and waits for every process of it.
+  private async endServer(reason: unknown): Promise<void> {
+    this.heartbeat.stop();
+    for (const controller of [...this.calls]) controller.abort(reason);
+    const client = this.client;
+    this.client = undefined;
+    // Closing first also ends a start in progress (its initialize rejects CLIENT_CLOSED).
+    if (client) await client.close();
+    if (this.starting) await this.starting.catch(() => {});
+    await Promise.all([...this.retiring.values()]);
   }
 }
 
 function closedError(): McpError {
   return new McpError("CLIENT_CLOSED", "the server manager was closed", { phase: "close" });
+}
+
+// What the callers waiting for a start get when stop() ends it: nothing was sent.
+function stoppedError(reason: unknown): McpError {
+  return new McpError("MCP_ABORTED", "the server was stopped while it started", { phase: "spawn", outcome: "not-sent", cause: reason });
 }

@@ -4,7 +4,7 @@
 // current process, and how its calls ended.
 
 import { McpClient, type McpClientOptions } from "./mcp-client.ts";
-import type { CallCounts, SecretBroker, SecretLease, ServerConfig, ServerMetrics, McpManagerOptions } from "./manager-types.ts";
+import type { CallCounts, McpManagerOptions, McpManagerReport, SecretBroker, SecretLease, ServerConfig, ServerMetrics } from "./manager-types.ts";
 import { McpError, STOP_REASONS } from "./errors.ts";
 import { ServerManager, type ClientEvents } from "./server-manager.ts";
 import { LatencyWindow, type McpTraceEvent } from "./telemetry.ts";
@@ -50,6 +50,8 @@ export class ServerSlot {
   private last: McpClient | undefined;
   private readonly totals: Totals = { timeouts: 0, aborts: 0, unknownResponses: 0, protocolFaults: 0, stderrTruncated: 0, exits: {} };
   private heartbeatFailuresRetired = 0;
+  /** Closes of retired hashes' servers still under way: stop() and closeAll() wait for them. */
+  private readonly retiring = new Set<Promise<void>>();
 
   constructor(
     readonly name: string,
@@ -94,12 +96,31 @@ export class ServerSlot {
     this.heartbeatFailuresRetired += entry.manager.heartbeatFailures;
     entry.controller.abort(reason);
     this.byHash.delete(hash);
+    const closing = entry.manager.close();
+    this.retiring.add(closing);
+    void closing.finally(() => this.retiring.delete(closing));
+  }
+
+  // Stops the server (every hash's) with `reason`, the slot staying usable: the next call
+  // starts it again (server-manager.ts, stop()). Resolves once every process of it is gone.
+  async stop(reason: unknown): Promise<void> {
+    // A listing in flight belongs to the process being stopped: the next caller lists anew.
+    this.listing = undefined;
+    await Promise.all([...[...this.byHash.values()].map((entry) => entry.manager.stop(reason)), ...this.retiring]);
   }
 
   // Stops every hash's calls with `reason` and closes them.
   async closeAll(reason: unknown): Promise<void> {
     for (const entry of this.byHash.values()) entry.controller.abort(reason);
-    await Promise.all([...this.byHash.values()].map((entry) => entry.manager.close()));
+    await Promise.all([...[...this.byHash.values()].map((entry) => entry.manager.close()), ...this.retiring]);
+  }
+
+  /** The slot's line of the manager's report(). */
+  summary(): McpManagerReport["servers"][number] {
+    const manager = this.current;
+    const hash = this.currentHash ?? null;
+    if (!manager) return { name: this.name, hash, state: "unused", failures: 0, starts: 0, running: false };
+    return { name: this.name, hash, state: manager.state, failures: manager.failures, starts: manager.starts, running: manager.running };
   }
 
   /** The options of every client this server gets (its config without the manager's fields). */

@@ -117,6 +117,7 @@ describe("the packed package", () => {
     writeFileSync(join(project, "example.mjs"), readmeExample());
     const out = run(process.execPath, ["example.mjs"], project);
     expect(out).toContain("memory/create_entities (write)");
+    expect(out).toContain("memory/read_graph (read)");
     expect(out).toContain('"name":"ada"');
     expect(out).toContain("MCP_INVALID_ARGUMENT");
     expect(out).toMatch(/"ok":2/);

@@ -1,6 +1,6 @@
 // The tool adapter inside the manager: what a hostile server lists is treated as untrusted
 // data (tool count, description bytes, schema depth, names), permission comes from the
-// config's maxPermission only, and a call's arguments are checked against the tool's
+// config only (the server's maxPermission, narrowed per tool by a declared permission), and a call's arguments are checked against the tool's
 // inputSchema before anything is written (the server logs every method it got).
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_DESCRIPTION_BYTES } from "../src/tool-adapter.ts";
@@ -44,6 +44,17 @@ describe("the manager's tool definitions", () => {
     expect((await manager.tools("evil")).map((tool) => tool.permission)).toEqual(["execute", "execute"]);
     await expect(manager.select("evil/long")).resolves.toMatchObject({ id: "evil/long", name: "long", permission: "execute" });
     expect(() => managed({ servers: { evil: agentServer(ws, "hostile", { maxPermission: "root" as never }) } })).toThrow(/maxPermission must be one of read, execute, write/);
+  });
+
+  it("gives a tool the permission its declaration names, under the server's maxPermission (a read-only tool of a server that also writes)", async () => {
+    const ws = workspace();
+    const tools = [{ name: "echo", permission: "read" as const }, { name: "long" }];
+    const manager = managed({ servers: { mixed: agentServer(ws, "hostile", { tools, maxPermission: "write" }) } });
+    expect((await manager.tools("mixed")).map((tool) => [tool.id, tool.permission])).toEqual([["mixed/echo", "read"], ["mixed/long", "write"]]);
+    await expect(manager.select("mixed/echo")).resolves.toMatchObject({ permission: "read" });
+    await expect(manager.select("mixed/long")).resolves.toMatchObject({ permission: "write" });
+    const narrow = managed({ servers: { s: agentServer(ws, "hostile", { tools: [{ name: "echo", permission: "execute" }, { name: "long" }], maxPermission: "execute" }) } });
+    expect((await narrow.tools("s")).map((tool) => tool.permission)).toEqual(["execute", "execute"]);
   });
 
   it("checks a call's arguments against inputSchema before anything is written", async () => {

@@ -1,7 +1,8 @@
 // The manager's configuration is checked before anything starts, with the tool adapter's
 // name rule for servers and tools and the client's own option check for each server (a bad
-// option fails in the constructor, naming the server, not in the first call); a broker that
-// returns something else than a lease is a failed start, like one that throws.
+// option fails in the constructor, naming the server, not in the first call); a tool's own
+// permission may only narrow its server's maxPermission; a broker that returns something
+// else than a lease is a failed start, like one that throws.
 import { describe, expect, it } from "vitest";
 import { McpError } from "../src/errors.ts";
 import { McpManager, type ServerConfig } from "../src/manager.ts";
@@ -37,6 +38,18 @@ describe("manager configuration", () => {
     ["tool without name", { tools: [{ name: "t" }, { description: "no name" }] }, "servers.x.tools[1]: every tool needs a name"],
     ["tool description 5", { tools: [{ name: "t", description: 5 }] }, "servers.x.tools[0].description must be a string"],
     ['maxPermission "root"', { maxPermission: "root" }, 'servers.x.maxPermission must be one of read, execute, write, got "root"'],
+    ['tool permission "root"', { tools: [{ name: "t", permission: "root" }] }, 'servers.x.tools[0].permission must be one of read, execute, write, got "root"'],
+    [
+      "a tool permission above maxPermission",
+      { maxPermission: "execute", tools: [{ name: "r", permission: "read" }, { name: "t", permission: "write" }] },
+      'servers.x.tools[1].permission "write" is above the server\'s maxPermission "execute"; a tool\'s permission can only narrow it',
+    ],
+    [
+      "a tool permission above the default maxPermission",
+      { tools: [{ name: "t", permission: "execute" }] },
+      'servers.x.tools[0].permission "execute" is above the server\'s maxPermission "read" (the default)',
+    ],
+    ["a misspelt tool field", { tools: [{ name: "t", permision: "read" }] }, 'servers.x.tools[0] has unknown field "permision"'],
   ])("refuses a server config with %s in the constructor, naming the server and the field", (_label, bad, message) => {
     const config = { executable: "node", tools: [{ name: "t" }], ...bad } as unknown as ServerConfig;
     let thrown: unknown;
@@ -59,7 +72,7 @@ describe("manager configuration", () => {
     const typo = { executable: "node", tools: [], maxpermission: "execute" } as unknown as ServerConfig;
     expect(() => new McpManager({ servers: { x: typo } })).toThrow(expect.objectContaining({ code: "MCP_INVALID_ARGUMENT", phase: "configure", message: 'servers.x has unknown field "maxpermission"' }));
     const full: Required<ServerConfig> = {
-      tools: [{ name: "echo" }], maxPermission: "write", secrets: ["s3cret"], runId: "run-1", onTrace: () => {}, budget: { requestBytes: 1_000, responseBytes: 1_000 }, redactResults: true,
+      tools: [{ name: "echo", description: "Echoes.", permission: "read" }], maxPermission: "write", secrets: ["s3cret"], runId: "run-1", onTrace: () => {}, budget: { requestBytes: 1_000, responseBytes: 1_000 }, redactResults: true,
       executable: "node", args: ["server.js"], cwd: "/tmp", env: { A: "1" }, timeoutMs: 1_000, closeTimeoutMs: 1_000, maxLineBytes: 1_024, maxStderrBytes: 1_024, maxPending: 4,
       maxRequestBytes: 1_024, maxNotificationsPerSecond: 10, maxNotificationBytesPerSecond: 1_024, onNotification: () => {}, clientInfo: { name: "t", version: "1" },
     };

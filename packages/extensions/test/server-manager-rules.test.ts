@@ -235,3 +235,120 @@ describe("ServerManager: making a client", () => {
     expect(manager.failures).toBe(0);
   });
 });
+
+describe("ServerManager: stop()", () => {
+  // A call of `client` that settles only when its signal aborts, with the signal's reason as cause.
+  const heldUntilAborted = (client: Fake) => {
+    client.callTool = (_name, _args, options) =>
+      new Promise((_, reject) => options?.signal?.addEventListener("abort", () => reject(new McpError("MCP_ABORTED", "aborted", { cause: options.signal!.reason }))));
+  };
+
+  it("aborts the calls in flight with its reason and closes the client; no failure counts, and the next call starts a fresh client at once", async () => {
+    const { manager, clients } = setup();
+    await manager.callTool("warm");
+    const first = clients[0]!;
+    heldUntilAborted(first);
+    const held = manager.callTool("slow").catch((error: unknown) => error);
+    await vi.waitFor(() => expect(manager.activeCalls).toBe(1));
+    const reason = new Error("stopped by the agent");
+    await manager.stop(reason);
+    expect(await held).toMatchObject({ code: "MCP_ABORTED", cause: reason });
+    expect([first.closed, manager.state, manager.failures, manager.running, manager.activeCalls]).toEqual([1, "idle", 0, false, 0]);
+    first.events.exited(); // the stopped server's exit, reported late, is no failure either
+    expect([manager.failures, manager.state]).toEqual([0, "idle"]);
+    await expect(manager.callTool("b")).resolves.toEqual({ content: "b" });
+    expect([clients.length, manager.starts, manager.state]).toEqual([2, 2, "ready"]);
+  });
+
+  it("ends a start whose client is being made: the client is closed and its callers are refused as not sent", async () => {
+    const { manager, clients } = setup();
+    const waiting = manager.callTool("a").catch((error: unknown) => error);
+    await manager.stop("agent");
+    expect(await waiting).toMatchObject({ code: "MCP_ABORTED", phase: "spawn", outcome: "not-sent", cause: "agent", message: "the server was stopped while it started" });
+    expect([clients[0]!.closed, clients[0]!.initialized, manager.failures, manager.state]).toEqual([1, false, 0, "idle"]);
+  });
+
+  it("ends a start during its initialize, and a client that fails to be made after the stop counts no failure", async () => {
+    let finish!: () => void;
+    const { manager, clients } = managerOnFakes((events) => {
+      const client = fake(events);
+      const init = client.initialize.bind(client);
+      client.initialize = () => new Promise((resolve) => (finish = () => resolve(init())));
+      return client;
+    }, {});
+    const waiting = manager.callTool("a").catch((error: unknown) => error);
+    await vi.waitFor(() => expect(finish).toBeTypeOf("function"));
+    const stopping = manager.stop("agent");
+    finish();
+    await stopping;
+    expect(await waiting).toMatchObject({ code: "MCP_ABORTED", outcome: "not-sent" });
+    expect([clients[0]!.closed >= 1, manager.failures, manager.state, manager.pid]).toEqual([true, 0, "idle", undefined]);
+
+    let refuse!: () => void;
+    const broken = new ServerManager({
+      client: { executable: "node" },
+      createClient: () => new Promise<Fake>((_, reject) => (refuse = () => reject(new McpError("MCP_SPAWN_FAILED", "secret broker refused")))),
+    });
+    const call = broken.callTool("a").catch((error: unknown) => error);
+    const stopped = broken.stop("agent");
+    refuse();
+    await stopped;
+    expect(await call).toMatchObject({ code: "MCP_ABORTED", cause: "agent" });
+    expect([broken.failures, broken.state]).toEqual([0, "idle"]);
+  });
+
+  it("lets a call made during the stop wait until the old client is closed, then start a fresh one; concurrent stops share one", async () => {
+    const { manager, clients } = setup();
+    await manager.callTool("warm");
+    let release!: () => void;
+    clients[0]!.close = () => new Promise<void>((resolve) => (release = resolve));
+    const stopping = manager.stop("agent");
+    expect(manager.stop("again")).toBe(stopping);
+    const next = manager.callTool("b");
+    await vi.waitFor(() => expect(release).toBeTypeOf("function"));
+    await Promise.resolve();
+    expect(clients).toHaveLength(1); // nothing starts while the old server closes
+    release();
+    await stopping;
+    await expect(next).resolves.toEqual({ content: "b" });
+    expect(clients).toHaveLength(2);
+  });
+
+  it("keeps backoff, quarantine and the failure count, except what sustained health already earned", async () => {
+    const { manager, clients, advance } = setup({ maxFailures: 2 });
+    await manager.callTool("warm");
+    clients[0]!.next.callTool = crash();
+    await expect(manager.callTool("a")).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });
+    await manager.stop("agent");
+    expect([manager.state, manager.failures, manager.retryInMs]).toEqual(["backoff", 1, 100]);
+    advance(100);
+    await manager.callTool("b");
+    await manager.stop("agent"); // up for no time: the failure still counts
+    expect([manager.state, manager.failures]).toEqual(["idle", 1]);
+    await manager.callTool("c");
+    advance(10_000);
+    await manager.stop("agent"); // up healthyAfterMs: the count starts again from zero
+    expect([manager.state, manager.failures]).toEqual(["idle", 0]);
+    await manager.callTool("d");
+    clients[3]!.next.callTool = crash();
+    await expect(manager.callTool("e")).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });
+    expect(manager.failures).toBe(1);
+    advance(100);
+    await manager.callTool("f");
+    clients[4]!.next.callTool = crash();
+    await expect(manager.callTool("g")).rejects.toMatchObject({ code: "MCP_PROCESS_EXIT" });
+    await manager.stop("agent");
+    expect([manager.state, manager.failures]).toEqual(["quarantined", 2]);
+    await expect(manager.callTool("h")).rejects.toMatchObject({ availability: "quarantined" });
+  });
+
+  it("after close() is close()'s promise and starts nothing", async () => {
+    const { manager, clients } = setup();
+    await manager.callTool("warm");
+    const closing = manager.close();
+    expect(manager.stop("agent")).toBe(closing);
+    await closing;
+    await expect(manager.callTool("late")).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
+    expect(clients).toHaveLength(1);
+  });
+});
