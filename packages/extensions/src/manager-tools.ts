@@ -16,7 +16,7 @@ import { CATALOG_DESCRIPTION_BYTES, DEFAULT_MAX_PERMISSION } from "./manager-typ
 import type { CallOptions } from "./mcp-client.ts";
 import type { ServerManager } from "./server-manager.ts";
 import type { ServerSlot } from "./server-slot.ts";
-import { adaptTools, capText, PERMISSIONS, SLUG, type AdaptedTools, type Permission, type ToolDefinition as AdaptedTool } from "./tool-adapter.ts";
+import { adaptTools, capPermission, capText, PERMISSIONS, SLUG, type AdaptedTools, type Permission, type ToolDefinition as AdaptedTool } from "./tool-adapter.ts";
 
 // A fresh tools/list of the server, adapted and kept for the calls of this process.
 // Concurrent callers share one listing in flight, and callers that waited for the server's
@@ -166,7 +166,7 @@ function validateTool(path: string, tool: ToolDeclaration, maxPermission: Permis
   if (tool.permission === undefined) return;
   if (!PERMISSIONS.includes(tool.permission)) invalid(`${path}.permission must be one of ${PERMISSIONS.join(", ")}, got ${JSON.stringify(tool.permission)}`);
   const ceiling = maxPermission ?? DEFAULT_MAX_PERMISSION;
-  if (PERMISSIONS.indexOf(tool.permission) > PERMISSIONS.indexOf(ceiling)) {
+  if (capPermission(tool.permission, ceiling) !== tool.permission) {
     const which = maxPermission === undefined ? " (the default)" : "";
     invalid(`${path}.permission "${tool.permission}" is above the server's maxPermission "${ceiling}"${which}; a tool's permission can only narrow it`);
   }
