@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 
 /** The learner repository's scripts: the two commands of its README, and their parts. */
 export const STUDENT_SCRIPTS: Record<string, string> = {
+  postinstall: "node scripts/build-relay.mjs",
   test: "npm run typecheck && node scripts/lab-test.mjs starter",
   typecheck: "tsc --noEmit -p .",
   grade: "tsx grader/cli.ts",

@@ -8,10 +8,11 @@
 // its stdin ends (or SIGTERM's default), and after 60 s whatever happens.
 
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { onTestFinished } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace, type FixtureWorkspace } from "../../../fixtures/index.ts";
+import { createFixtureWorkspace, relayCommand, type FixtureWorkspace } from "../../../fixtures/index.ts";
+import { registerProgram } from "../../../fixtures/pool.mjs";
 import { HANG_MS, settleWithin, timerSnapshot, type Harness } from "../tests/support.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
@@ -53,15 +54,29 @@ process.stdin.on("data", (text) => {
 process.stdin.on("end", () => process.exit(0));
 `;
 
+const SCRIPT_NAME = "scripted-server.cjs";
+
+// Where the fixture pool runs servers (fixtures/pool.mjs), it runs this one too: the same
+// source, from this module (never the copy in the workspace, which the client's side could
+// rewrite), with the session's process, its guarded node:fs and its tracked timers.
+registerProgram(
+  "scripted",
+  (program) => basename(program) === SCRIPT_NAME,
+  (proc, timers, args) => {
+    const run = new Function("require", "process", "__dirname", "setTimeout", SCRIPT) as (...a: unknown[]) => void;
+    run((name: string) => proc.getBuiltinModule(name), proc, dirname(args[0] ?? ""), timers.setTimeout);
+  },
+);
+
 // Writes the scripted server and its settings into the workspace; returns the command that
 // starts it. Each server reads the settings as it starts, so calling this again changes what
 // the next server started there answers (the model's side steps use that, with no vitest hooks).
 export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, unknown>): { executable: string; args: string[] } {
   const settings = { pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } };
   writeFileSync(join(ws.dir, "settings.json"), JSON.stringify(settings));
-  const script = join(ws.dir, "scripted-server.cjs");
+  const script = join(ws.dir, SCRIPT_NAME);
   writeFileSync(script, SCRIPT);
-  return { executable: process.execPath, args: [script] };
+  return relayCommand(script, []) ?? { executable: process.execPath, args: [script] };
 }
 
 /** A valid initialize result, for scripts that change something else. */
