@@ -184,8 +184,10 @@ const TOOLING = /[\\/]node_modules[\\/]tsx[\\/]/;
  * pipes and process handles of the children (judged through the fixture's report instead),
  * and terminals (the worker's own stdio, created lazily by whoever first prints). */
 const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PROCESSWRAP", "TTYWRAP"]);
-/** Frames of code that is not the client's nor the test's: vitest and the grader's harness. */
-const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/]index\.ts|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
+/** Frames of code that is not the client's nor the test's: vitest and the grader's harness, and
+ *  the fixture pool (a pooled server's timers and sockets are this worker's; whether the server
+ *  may still act is its stillness report's to say, as for a real one). */
+const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/](?:index\.ts|pool\.mjs)|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
 // A fingerprint of a still world, or undefined while anything could still happen.
 export function stillness(): string | undefined {
   const t = tracker();
