@@ -42,6 +42,7 @@ const STUDENT_FILES = [
   "fixtures/pool-mode.mjs",
   "fixtures/relay/lab-relay.c",
   "fixtures/relay/README.md",
+  "fixtures/relay/relay-smoke.mjs",
   "scripts/build-relay.mjs",
   "scripts/lab-test.mjs",
   "scripts/lab-test.ts",
