@@ -361,6 +361,7 @@ function workspaceAt(dir: string): FixtureWorkspace {
     pids: () => readPids(pidFile),
     log: () => readLog(logFile),
     state: () => readState(join(dir, "server-state")),
+    firstServerSignals: () => Number(readState(join(dir, "server-state"))?.signals) || 0,
     cleanup: async () => [],
   };
 }

@@ -65,7 +65,8 @@ describe("rubric/process", () => {
   });
 });
 
-// How many signals the fixture's handlers ran (its state file; none before it first wrote it).
-function handledSignals(ws: Pick<FixtureWorkspace, "state">): number {
-  return Number(ws.state()?.signals) || 0;
+// How many signals the handlers of the workspace's first server ran (a pooled server: the
+// pool's own count; a real one: its state file, none before it first wrote it).
+function handledSignals(ws: Pick<FixtureWorkspace, "firstServerSignals">): number {
+  return ws.firstServerSignals();
 }

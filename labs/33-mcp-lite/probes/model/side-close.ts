@@ -11,8 +11,8 @@ import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
 import { closedLeavingNothing, expectInitialized, SideStep } from "./side.ts";
 
-/** Signals the side server's handlers ran, by its stillness report (none before it first wrote it). */
-const signalsHandled = (ws: { state(): { signals?: number } | undefined }): number => Number(ws.state()?.signals) || 0;
+/** Signals the side server's handlers ran (a pooled server: the pool's count for the workspace's first server; a real one: its stillness report). */
+const signalsHandled = (ws: { firstServerSignals(): number }): number => ws.firstServerSignals();
 
 // A server that ignores SIGTERM and stdin's end, with a grace of a minute: only the model ends
 // it, so what close() does before the server is gone is ordered by the fixture, never by time.
