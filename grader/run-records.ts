@@ -133,14 +133,11 @@ export function resultsFromRecords(records: Array<Record<string, unknown>>): Vit
 export function recordedPids(fixtureRoot: string): number[] {
   const pids: number[] = [];
   for (const dir of subfolders(fixtureRoot)) {
-    // (Pooled servers' pids, and real servers' beside them: fixtures/index.ts HOST_PID_FILE.)
-    for (const name of ["pids.txt", "host-pids.txt"]) {
-      const read = readRecordFile(join(dir, name), PID_FILE_MAX_BYTES);
-      if (!read.ok) continue;
-      for (const line of read.text.split("\n")) {
-        const pid = Number(line.trim());
-        if (Number.isInteger(pid) && pid > 1) pids.push(pid);
-      }
+    const read = readRecordFile(join(dir, "pids.txt"), PID_FILE_MAX_BYTES);
+    if (!read.ok) continue;
+    for (const line of read.text.split("\n")) {
+      const pid = Number(line.trim());
+      if (Number.isInteger(pid) && pid > 1) pids.push(pid);
     }
   }
   return pids;

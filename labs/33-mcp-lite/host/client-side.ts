@@ -7,17 +7,17 @@
 import * as local from "../tests/observers.ts";
 import * as recorder from "../probes/spawn-recorder.ts";
 import type { SpawnCall } from "../probes/spawn-recorder.ts";
-import { currentHost, decodeValue } from "./channel.ts";
+import { currentHost, decodeValue, hostChannel } from "./channel.ts";
 import { signalId } from "./signals.ts";
 import { realSetTimeout, untracked } from "../tests/observers.ts";
 
 /** True when the client under test runs in a host process of its own. */
 export const HOSTED = process.env.LAB_CLIENT_HOST === "1";
 
-function ask<T>(what: string, arg?: unknown, fallback?: T): T {
+function ask<T>(what: string, arg?: unknown, fallback?: T, afterTurn = false): T {
   const host = currentHost();
   if (!host) return fallback as T;
-  const reply = host.request({ t: "query", what, arg });
+  const reply = host.request(afterTurn ? { t: "query", what, arg, afterTurn } : { t: "query", what, arg });
   if (!reply.ok) throw new Error(String(reply.error?.message ?? "the client's host did not answer"));
   return decodeValue(reply.value) as T;
 }
@@ -82,6 +82,18 @@ export function startedCount(): number {
   return HOSTED ? ask<number>("startedCount", undefined, 0) : recorder.startedCount();
 }
 
+/**
+ * The processes started so far, counted once the client has finished with everything asked of
+ * it until now: the host's turn that handled it, and the microtasks after (a spawn made
+ * "at once", even behind an `await` of something already settled, is in the count; one that
+ * waits for a process, a pipe or a timer is not).
+ */
+export async function startedCountAfterTurn(): Promise<number> {
+  if (HOSTED) return ask<number>("startedCount", undefined, 0, true);
+  await new Promise((resolve) => untracked(() => setImmediate(resolve)));
+  return recorder.startedCount();
+}
+
 export function processesStarted(): SpawnCall[] {
   return HOSTED ? ask<SpawnCall[]>("processesStarted", undefined, []) : recorder.processesStarted();
 }
@@ -125,5 +137,14 @@ export async function drainHost(boundMs: number): Promise<Awaited<ReturnType<Non
   if (!HOSTED) return undefined;
   const host = currentHost();
   if (!host) throw new Error("the client's host is gone: nothing is left to check");
-  return host.drain(boundMs);
+  const outcome = await host.drain(boundMs);
+  // The drained host is gone: its successor boots now, while this test ends and the next one
+  // starts, instead of inside the next test's first request (a host's start is the longest
+  // wait a test has on a loaded machine). It is this worker's host like any other.
+  try {
+    hostChannel();
+  } catch {
+    // (no client to host, or the gate closed: the next use says why)
+  }
+  return outcome;
 }

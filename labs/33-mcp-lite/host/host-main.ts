@@ -160,7 +160,8 @@ function handle(message: any): void {
       case "query":
         // Stillness is judged once this turn's microtasks have run (a call just made or just
         // settled is not yet visible before), so after them, in a turn of its own.
-        if (message.what === "stillness") return void untracked(() => setImmediate(() => reply({ ok: true, value: encodeValue(queries.stillness!(undefined)) })));
+        // (So is any query asked for "after the turn": what the client did at once is in it.)
+        if (message.what === "stillness" || message.afterTurn === true) return void untracked(() => setImmediate(() => reply({ ok: true, value: encodeValue(queries[message.what]?.(message.arg)) })));
         return reply({ ok: true, value: encodeValue(queries[message.what]?.(message.arg)) });
       case "export":
         return reply({ ok: true, value: encodeValue(mod && typeof mod[message.name] !== "function" ? mod[message.name] : undefined) });

@@ -157,7 +157,7 @@ describe("rubric/handshake", () => {
   it("stops the child after a handshake answered with a JSON-RPC error, and after one that timed out", async () => {
     for (const [scenario, why, options] of [
       ["error-initialize", "JSON-RPC error", {}],
-      ["hang-initialize", "MCP_TIMEOUT", { timeoutMs: 300 }],
+      ["hang-initialize", "MCP_TIMEOUT", { timeoutMs: 100 }],
     ] as const) {
       const h = start({ scenarios: [scenario] }, options);
       // While the unanswered handshake runs, calls are refused too (before initialize() succeeded).

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
 import { check, expectCode, initialize, needs, received, rejection, settleWithin, startupWithin, waitFor, within, type Settled } from "../tests/support.ts";
-import { startedCount } from "../host/client-side.ts";
+import { startedCount, startedCountAfterTurn } from "../host/client-side.ts";
 import { pmsg } from "./messages.ts";
 import { describeOutcome, killServer, serverGone, settled, start, unsettled } from "./support-edges.ts";
 import { isAlive } from "../../../fixtures/index.ts";
@@ -50,7 +50,7 @@ describe("rubric/lifecycle", () => {
     // back (which a client with a smaller line cap would rightly refuse), and the only call
     // still pending is the live one below, whatever the id matching does.
     const big = "z".repeat(200_000);
-    const calls = [1, 2, 3].map((n) => h.client.callTool("never", { value: big, n }, { timeoutMs: 200 }));
+    const calls = [1, 2, 3].map((n) => h.client.callTool("never", { value: big, n }, { timeoutMs: 100 }));
     // Queued with them, on the default deadline: the others' endings must not drop it.
     const live = settled(h.client.callTool("echo", { value: "still wanted", n: 4 }));
     const outcomes = await Promise.all(calls.map((call, i) => settleWithin(call, `queued call #${i + 1}`)));
@@ -74,15 +74,13 @@ describe("rubric/lifecycle", () => {
     const oldPid = h.client.pid;
     await settleWithin(h.client.callTool("echo", { value: "garbled", garble: true, slowExitMs: 60_000, lingerOnStdinEnd: true }), "callTool(echo) answered by [1,2,3]");
     const startedBefore = startedCount();
-    let settledYet = false;
-    const restarting = settled(Promise.resolve().then(() => h.client.initialize())).finally(() => (settledYet = true));
-    // A client that waits for the old server (as it must) starts nothing and goes quiet: the probe
-    // then ends the old server. One that does not wait starts the next server at once: the probe
-    // lets its handshake finish first.
-    // (A spawn shows in the host's count in the turn initialize() was called: half a second of
-    // polls is ample, and a client that waits costs the probe no more than that.)
-    await waitFor(() => settledYet || startedCount() > startedBefore, "initialize() starting a server while the old one lingers", 500).catch(() => {});
-    const waited = startedCount() === startedBefore;
+    const restarting = settled(new Promise((resolve) => resolve(h.client.initialize())));
+    // A client that waits for the old server (as it must) starts nothing until the old server's
+    // exit: the probe then ends the old server. One that does not wait starts the next server
+    // at once, in the turn initialize() was called (or just after, behind an await of
+    // something already settled): the probe lets its handshake finish first. Counted once the
+    // client is done with that turn, so no stopwatch decides which client is which.
+    const waited = (await startedCountAfterTurn()) === startedBefore;
     if (waited) killServer(oldPid);
     const restarted = await startupWithin(h, restarting, "initialize() after the protocol fault");
     check(restarted.status === "fulfilled", pmsg("staleExit", { what: `initialize() ${describeOutcome(restarted)}` }));
@@ -154,8 +152,8 @@ describe("rubric/lifecycle", () => {
   it("times out listTools() at the timeoutMs it is given", async () => {
     const s = scripted({ "tools/list": { raw: [] } });
     await initialize(s);
-    const list = "listTools({ timeoutMs: 200 }) // the server never answers tools/list; the client's timeoutMs is 10000";
-    const listed = await settleWithin(s.client.listTools({ timeoutMs: 200 }), list).catch(unsettled);
+    const list = "listTools({ timeoutMs: 100 }) // the server never answers tools/list; the client's timeoutMs is 10000";
+    const listed = await settleWithin(s.client.listTools({ timeoutMs: 100 }), list).catch(unsettled);
     check(listed.status === "rejected" && listed.reason?.code === "MCP_TIMEOUT", pmsg("defaultDeadline", { label: list, actual: describeOutcome(listed) }));
   });
 
