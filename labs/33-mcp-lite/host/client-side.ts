@@ -26,13 +26,28 @@ export function installTimerTracker(): void {
   local.installTimerTracker();
 }
 
+// A snapshot of the host's timers is taken by the host itself: the worker sends a numbered
+// mark, in order with the requests around it (so it is taken after everything the test asked
+// before and before anything it asks after), and never waits for it. liveClientTimers() names
+// the mark; a host that never saw it (none was running, or it was replaced since) counts
+// every timer of the client's as new.
+class TimerMark {
+  constructor(readonly id: number) {}
+}
+let marks = 0;
+
 /** The client's timers alive now (opaque; compare with liveClientTimers). */
 export function timerSnapshot(): Set<unknown> {
-  return HOSTED ? new Set(ask<number[]>("timerSnapshot", undefined, [])) : local.timerSnapshot();
+  if (!HOSTED) return local.timerSnapshot();
+  const mark = new TimerMark(++marks);
+  void currentHost()?.send({ t: "query", what: "timerMark", arg: mark.id });
+  return new Set([mark]);
 }
 
 export function liveClientTimers(before?: Set<unknown>): string[] {
-  return HOSTED ? ask<string[]>("liveClientTimers", before ? [...before] : undefined, []) : local.liveClientTimers(before);
+  if (!HOSTED) return local.liveClientTimers(before);
+  const mark = before ? [...before].find((each): each is TimerMark => each instanceof TimerMark) : undefined;
+  return ask<string[]>("liveClientTimers", mark ? { mark: mark.id } : undefined, []);
 }
 
 export function abortListeners(signal: AbortSignal): number {

@@ -99,8 +99,9 @@ function readState(client: Client) {
 }
 
 const queries: Record<string, (arg: any) => unknown> = {
-  timerSnapshot: () => [...timerSnapshot()],
-  liveClientTimers: (before: number[] | undefined) => liveClientTimers(before ? new Set(before) : undefined).map(toSource),
+  // A numbered snapshot of the timers alive now, for liveClientTimers({ mark }) (client-side.ts).
+  timerMark: (id: number) => void timerMarks.set(Number(id), timerSnapshot()),
+  liveClientTimers: (before: { mark?: unknown } | undefined) => liveClientTimers(timerMarks.get(Number(before?.mark))).map(toSource),
   abortListeners: (id: number) => {
     const controller = controllers.get(id);
     return controller ? abortListeners(controller.signal) : 0;
@@ -131,6 +132,7 @@ const queries: Record<string, (arg: any) => unknown> = {
   },
 };
 const abortTimers = new Map<number, ReturnType<typeof setTimeout>>();
+const timerMarks = new Map<number, Set<unknown>>();
 
 // One request of the worker's. Sync requests are answered at once; calls when they settle.
 function handle(message: any): void {
