@@ -13,6 +13,13 @@ export interface Waits {
   rejection(promise: Promise<unknown>, label: string, ms?: number): Promise<any>;
 }
 
+// The test line that waited, not this file, is where a failure points (vitest's code frame
+// shows the first frame outside node_modules).
+function atCaller(error: Error): Error {
+  if (error.stack) error.stack = error.stack.split("\n").filter((line) => !line.includes("lab-waits.ts")).join("\n");
+  return error;
+}
+
 export function waitsOn(settleWithin: SettleWithin, shouldReject: (label: string, value: unknown) => string): Waits {
   return {
     async within<T>(promise: Promise<T>, label: string, ms?: number): Promise<T> {
@@ -22,7 +29,7 @@ export function waitsOn(settleWithin: SettleWithin, shouldReject: (label: string
     },
     async rejection(promise: Promise<unknown>, label: string, ms?: number): Promise<any> {
       const outcome = await settleWithin(promise, label, ms);
-      if (outcome.status === "fulfilled") throw new Error(shouldReject(label, outcome.value));
+      if (outcome.status === "fulfilled") throw atCaller(new Error(shouldReject(label, outcome.value)));
       return outcome.reason;
     },
   };

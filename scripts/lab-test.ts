@@ -42,7 +42,8 @@ const MESSAGES = {
     importing: "② 导入检查 …",
     importFailed: "导入检查没有通过：{message}",
     importOk: "   通过（{exports}）",
-    running: "③ 运行证据测试（时限 {limit} 秒；--watch 进入监视模式）…",
+    running: "③ 运行证据测试（时限 {limit} 秒）…",
+    watchHint: "（想在保存后自动重跑：npm run {script} -- --watch）",
     runningFiles: "③ 运行 LAB_TEST_FILES 指定的测试：{files}（时限 {limit} 秒）…",
     stopped: "运行超过 {limit} 秒被终止（同步死循环？永不返回的 close()？）。",
     stillRunning: "当时仍未结束的测试：{tests}",
@@ -62,7 +63,8 @@ const MESSAGES = {
     importing: "2. import check …",
     importFailed: "The import check failed: {message}",
     importOk: "   ok ({exports})",
-    running: "3. evidence tests (limit {limit} s; --watch for watch mode) …",
+    running: "3. evidence tests (limit {limit} s) …",
+    watchHint: "(to rerun on every save: npm run {script} -- --watch)",
     runningFiles: "3. the tests LAB_TEST_FILES names: {files} (limit {limit} s) …",
     stopped: "The run was stopped after {limit} s (an endless synchronous loop? a close() that never resolves?).",
     stillRunning: "Tests still running then: {tests}",
@@ -197,7 +199,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   if (typeof target === "number") return target;
   if (options.watch && canWatch()) return watchLoop(relative(root, target.dir) || target.dir, lang, () => oneRun(target, options));
   if (options.watch) console.log(watchWords(lang, "noTty"));
-  return oneRun(target, options);
+  const code = await oneRun(target, options);
+  // The way into watch mode, said once a run has failed (a learner at work), never inside it.
+  const script = options.target === "starter" || options.target === "solution" ? `lab:${options.target}` : undefined;
+  if (code !== 0 && !options.watch && script) console.log(say(lang, "watchHint", { script }));
+  return code;
 }
 
 // One safe run: the type check, the import check, then the evidence tests; its exit status.

@@ -24,7 +24,7 @@ export class HungError extends Error {
   constructor(label: string, ms: number, waitedAt: Error) {
     super(msg("hung", { label, ms }));
     this.name = "HungError";
-    const frames = (waitedAt.stack ?? "").split("\n").slice(1).filter((line) => !line.includes("support.ts"));
+    const frames = (waitedAt.stack ?? "").split("\n").slice(1).filter((line) => !line.includes("support.ts") && !line.includes("lab-waits.ts"));
     if (frames.length > 0) this.stack = [`${this.name}: ${this.message}`, ...frames].join("\n");
   }
 }

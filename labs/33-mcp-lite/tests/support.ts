@@ -24,7 +24,7 @@ export class HungError extends Error {
     this.name = "HungError";
     // Point at the test line that waited (not at this file's timer), so a report shows
     // which call never settled and where the test made it.
-    const frames = (waitedAt?.stack ?? "").split("\n").slice(1).filter((line) => !line.includes("support.ts"));
+    const frames = (waitedAt?.stack ?? "").split("\n").slice(1).filter((line) => !line.includes("support.ts") && !line.includes("lab-waits.ts"));
     if (frames.length > 0) this.stack = [`${this.name}: ${this.message}`, ...frames].join("\n");
   }
 }

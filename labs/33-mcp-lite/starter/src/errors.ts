@@ -61,13 +61,11 @@ export class McpError extends Error {
   declare readonly outcome?: McpRequestOutcome;
 
   constructor(code: McpErrorCode, message: string, details: McpErrorDetails = {}) {
-    // Stryker disable next-line ConditionalExpression: a cause that is undefined reads the same as none
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     // Only own properties that carry information, so toMatchObject and logs stay readable.
     const { cause: _cause, ...rest } = details;
     for (const [key, value] of Object.entries(rest)) {
-      // Stryker disable next-line ConditionalExpression,BooleanLiteral: a field holding undefined reads as an absent one, and §1 fixes the fields, not whether they are enumerable
       if (value !== undefined) Object.defineProperty(this, key, { value, enumerable: true });
     }
   }
@@ -84,13 +82,11 @@ export function boundedErrorData(data: unknown): unknown {
   } catch {
     return "[unserializable data omitted]";
   }
-  // Stryker disable next-line StringLiteral: what stands in for oversized data is not in §1 (only that data is size-bounded)
   return size <= MAX_ERROR_DATA_BYTES ? data : `[data omitted: ${size} bytes > ${MAX_ERROR_DATA_BYTES}]`;
 }
 
 // Turns an abort reason into a short, safe string: reasons are arbitrary objects and are
 // never echoed whole.
-// Stryker disable all: describeReason() and truncate() only word messages, and McpError's name is not in §1
 export function describeReason(reason: unknown): string {
   if (reason instanceof Error) return truncate(`${reason.name}: ${reason.message}`, 200);
   if (typeof reason === "string") return truncate(reason, 200);
