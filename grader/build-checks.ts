@@ -49,7 +49,7 @@ const titleOf = (test: { title: string; label?: string }): string => test.label 
 
 // One check of the manifest: from the leftover processes, or from the tests backing it.
 function gradedCheck(def: CheckDef, run: RunTests, input: BuildInput): CheckResult {
-  if (def.gradedBy === "leftovers") return orphanCheck(def, input, run.runError);
+  if (def.gradedBy === "leftovers") return orphanCheck(def, input, run);
   const describes = describesOf(def);
   const mine = run.tests.filter((x) => describes.includes(x.describe));
   const ownFiles = new Set(mine.map((x) => x.file));
@@ -145,16 +145,18 @@ function testCheck(def: CheckDef, tests: FoundTest[], lang: Lang, missingWhy: st
   return checkResult(def, lang, status, message, tests.map((x) => x.outcome));
 }
 
-function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefined): CheckResult {
+function orphanCheck(def: CheckDef, input: BuildInput, run: RunTests): CheckResult {
   const { lang } = input;
+  const { runError } = run;
+  const named = (fullName: string) => testName(run, fullName);
   const problems: string[] = [];
   for (const w of input.workspaces) {
-    if (w.alive.length > 0) problems.push(t("orphanAfterClose", lang, { test: w.test ?? t("unknownTest", lang), pids: w.alive.join(", ") }));
+    if (w.alive.length > 0) problems.push(t("orphanAfterClose", lang, { test: w.test ? named(w.test) : t("unknownTest", lang), pids: w.alive.join(", ") }));
   }
-  for (const s of input.strays) problems.push(t("strayProcess", lang, { test: s.test, pid: s.pid, command: s.command }));
+  for (const s of input.strays) problems.push(t("strayProcess", lang, { test: named(s.test), pid: s.pid, command: s.command }));
   for (const s of input.survivors) {
     const owner = input.workspaces.find((w) => w.pids.includes(s.pid));
-    const test = owner?.test ? t("survivorTest", lang, { test: owner.test }) : "";
+    const test = owner?.test ? t("survivorTest", lang, { test: named(owner.test) }) : "";
     problems.push(t("survivorAfterRun", lang, { pid: s.pid, command: s.command, test }));
   }
   const pids = new Set(input.workspaces.flatMap((w) => w.pids));
@@ -165,6 +167,14 @@ function orphanCheck(def: CheckDef, input: BuildInput, runError: string | undefi
     message = t("noTestsForCheck", lang, { why: runError });
   }
   return checkResult(def, lang, status, message, []);
+}
+
+// A test a record names by its full name ("describe > title"), its title in the report's
+// language where the lab translates it (the record keeps the English title: an identifier).
+function testName(run: RunTests, fullName: string): string {
+  const found = run.tests.find((x) => x.fullName === fullName)?.outcome;
+  if (found?.label === undefined || !fullName.endsWith(found.title)) return fullName;
+  return `${fullName.slice(0, fullName.length - found.title.length)}${titleOf(found)}`;
 }
 
 // One check's result: full score only on pass; a hint and the lesson section otherwise

@@ -122,4 +122,16 @@ describe("grader/results: check building", () => {
     const stress = buildChecks(input({ lang: "zh", progress: homework })).checks.find((c) => c.id === "homework/stress-100")!;
     expect(stress.title).toBe(lab.homeworkTitles!["homework/stress-100"]!.zh);
   });
+
+  it("quotes a test in the orphan probe's messages by its title in the report's language", () => {
+    const manifest = { ...lab, testTitles: { zh: { "numbers requests": "请求编号" } } };
+    const progress = progressFor("probes/id-matching.test.ts", "rubric/id-matching", ID_TESTS, 4);
+    const test = "rubric/id-matching > numbers requests";
+    const left = { workspaces: [{ dir: "/w", test, pids: [41, 42], alive: [41] }], strays: [{ test, pid: 43, command: "sleep 60" }], survivors: [{ pid: 42, command: "node" }] };
+    const orphans = (lang: "zh" | "en") => buildChecks(input({ manifest, lang, progress, ...left })).checks.find((c) => c.id === "probe/orphans")!.message;
+    expect(orphans("zh")).toContain("「rubric/id-matching > 请求编号」");
+    expect(orphans("zh")).toContain("由「rubric/id-matching > 请求编号」启动");
+    expect(orphans("zh")).not.toContain("numbers requests");
+    expect(orphans("en")).toContain('"rubric/id-matching > numbers requests"');
+  });
 });

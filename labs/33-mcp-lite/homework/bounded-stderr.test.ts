@@ -49,7 +49,7 @@ async function midCharacterSteps(client: McpClient): Promise<void> {
   for (const [index, { hex, ends }] of MID_CHARACTER.entries()) {
     const marker = `<u${index + 1}>`;
     await within(client.callTool("stderr", { hex }), `callTool(stderr ${marker})`);
-    await waitFor(() => client.stderr.text.includes(marker), `${marker} in client.stderr`);
+    await waitFor(() => client.stderr.text.includes(marker), hw("lblMarkerInStderr", { marker }));
     const kept = client.stderr.text;
     const markerHex = Buffer.from(marker).toString("hex");
     const after = hex.slice(hex.indexOf(markerHex) + markerHex.length).match(/../g) ?? [];
@@ -68,14 +68,14 @@ describe("homework/bounded-stderr", () => {
       check((MAX - Buffer.byteLength(marker)) % width !== 0, "the test's own text must make a byte cut split a character");
       await within(h.client.callTool("stderr", { text }), "callTool(stderr)");
       // stderr is its own pipe: the answer on stdout can arrive before the last stderr bytes.
-      await waitFor(() => h.client.stderr.text.endsWith(marker), "the server's last stderr line in client.stderr");
+      await waitFor(() => h.client.stderr.text.endsWith(marker), hw("lblLastStderrLine"));
       const { text: kept, truncated } = h.client.stderr;
       const bytes = Buffer.byteLength(kept);
       check(bytes <= MAX, hw("stderrTooBig", { bytes, max: MAX }));
       check(truncated === true, hw("stderrNotTruncated"));
       check(!kept.includes("\uFFFD"), hw("stderrBroken"));
       const expected = expectedTail(text);
-      check(kept === expected, hw("stderrTail", { expected: `${Buffer.byteLength(expected)} bytes …${expected.slice(-12)}`, actual: `${bytes} bytes …${kept.slice(-12)}` }));
+      check(kept === expected, hw("stderrTail", { expected: hw("tailBytes", { bytes: Buffer.byteLength(expected), tail: expected.slice(-12) }), actual: hw("tailBytes", { bytes, tail: kept.slice(-12) }) }));
     }
 
     await midCharacterSteps(h.client);
@@ -89,7 +89,7 @@ describe("homework/bounded-stderr", () => {
       Buffer.byteLength(tail) <= MAX && tail.endsWith(last) && !tail.includes("\uFFFD"),
       hw("exitStderr", { max: MAX, expected: last, actual: tail.slice(-40) }),
     );
-    await expectCleanShutdown(h, "bounded stderr");
+    await expectCleanShutdown(h, hw("whenBoundedStderr"));
   });
 
   it("keeps the last 64 KiB of stderr when maxStderrBytes is not set", async () => {
@@ -97,10 +97,10 @@ describe("homework/bounded-stderr", () => {
     await initialize(h);
     const marker = "default-cap-end\n";
     await within(h.client.callTool("stderr", { text: "d".repeat(100_000) + marker }), "callTool(stderr)");
-    await waitFor(() => h.client.stderr.text.endsWith(marker), "the server's last stderr line in client.stderr");
+    await waitFor(() => h.client.stderr.text.endsWith(marker), hw("lblLastStderrLine"));
     const { text: kept, truncated } = h.client.stderr;
     const bytes = Buffer.byteLength(kept);
     check(bytes === 64 * 1024 && truncated === true, hw("stderrDefault", { bytes, truncated: String(truncated) }));
-    await expectCleanShutdown(h, "default stderr cap");
+    await expectCleanShutdown(h, hw("whenDefaultStderrCap"));
   });
 });

@@ -26,27 +26,27 @@ describe("homework/cancel-notice", () => {
     const timeoutId = idOf(h.log(), "timeout");
     const noticeFor = (id: number | undefined) =>
       received(h.log(), "notifications/cancelled").find((m) => m.params?.requestId === id && typeof m.params?.reason === "string");
-    await waitFor(() => noticeFor(timeoutId) !== undefined, "notifications/cancelled after the timeout").catch(() => {
+    await waitFor(() => noticeFor(timeoutId) !== undefined, hw("lblCancelAfterTimeout")).catch(() => {
       throw new Error(hw("noCancelNotice", { when: "MCP_TIMEOUT", id: timeoutId, actual: received(h.log(), "notifications/cancelled") }));
     });
 
     const controller = new AbortController();
     const call = h.client.callTool("never", { tag: "abort" }, { signal: controller.signal });
-    await waitFor(() => idOf(h.log(), "abort") !== undefined, "the server receiving the call");
+    await waitFor(() => idOf(h.log(), "abort") !== undefined, hw("lblServerGotCall"));
     controller.abort(new Error("user pressed stop"));
-    expectCode(await rejection(call, "aborted callTool"), "MCP_ABORTED", "aborted callTool");
+    expectCode(await rejection(call, hw("lblAbortedCall")), "MCP_ABORTED", hw("lblAbortedCall"));
     const abortId = idOf(h.log(), "abort");
-    await waitFor(() => noticeFor(abortId) !== undefined, "notifications/cancelled after the abort").catch(() => {
-      throw new Error(hw("noCancelNotice", { when: "abort", id: abortId, actual: received(h.log(), "notifications/cancelled") }));
+    await waitFor(() => noticeFor(abortId) !== undefined, hw("lblCancelAfterAbort")).catch(() => {
+      throw new Error(hw("noCancelNotice", { when: hw("whenAbort"), id: abortId, actual: received(h.log(), "notifications/cancelled") }));
     });
 
     const pre = new AbortController();
     pre.abort();
-    expectCode(await rejection(h.client.callTool("never", { tag: "pre" }, { signal: pre.signal }), "pre-aborted callTool"), "MCP_ABORTED", "pre-aborted callTool");
+    expectCode(await rejection(h.client.callTool("never", { tag: "pre" }, { signal: pre.signal }), hw("lblPreAborted")), "MCP_ABORTED", hw("lblPreAborted"));
     // Anything the client wrote before this answer is already in the server's log.
     await h.client.callTool("echo", { value: "sync" });
     const extra = received(h.log(), "notifications/cancelled").filter((m) => m.params?.requestId !== timeoutId && m.params?.requestId !== abortId);
     check(extra.length === 0, hw("cancelForUnsent", { actual: extra }));
-    await expectCleanShutdown(h, "cancel notice");
+    await expectCleanShutdown(h, hw("whenCancelNotice"));
   });
 });

@@ -64,6 +64,23 @@ const catalog = {
     zh: "第 {index} 个调用应得到 {expected}，实际是 {actual}（响应必须按 id 精确匹配）",
     en: "call {index} should resolve with {expected}, got {actual} (responses must be matched by id)",
   },
+  // ---- labels: the calls, waits and situations the messages name (code stays code) ----
+  lblMarkerInStderr: { zh: "client.stderr 中出现 {marker}", en: "{marker} in client.stderr" },
+  lblLastStderrLine: { zh: "client.stderr 中出现服务器最后一行 stderr", en: "the server's last stderr line in client.stderr" },
+  tailBytes: { zh: "{bytes} 字节 …{tail}", en: "{bytes} bytes …{tail}" },
+  whenBoundedStderr: { zh: "有界 stderr 测试", en: "bounded stderr" },
+  whenDefaultStderrCap: { zh: "默认 stderr 上限测试", en: "default stderr cap" },
+  lblCancelAfterTimeout: { zh: "超时之后的 notifications/cancelled", en: "notifications/cancelled after the timeout" },
+  lblServerGotCall: { zh: "服务器收到这个调用", en: "the server receiving the call" },
+  lblAbortedCall: { zh: "被 abort 的 callTool", en: "aborted callTool" },
+  lblCancelAfterAbort: { zh: "abort 之后的 notifications/cancelled", en: "notifications/cancelled after the abort" },
+  whenAbort: { zh: "abort ", en: "abort" },
+  lblPreAborted: { zh: "预先 abort 的 callTool", en: "pre-aborted callTool" },
+  whenCancelNotice: { zh: "取消通知测试", en: "cancel notice" },
+  whenNotifications: { zh: "通知测试", en: "notifications" },
+  whenHundredCalls: { zh: "100 个调用", en: "100 calls" },
+  lblInitVersionServer: { zh: "对只支持 {version} 的服务器调用 initialize()", en: "initialize() against a {version} server" },
+  whenVersionNegotiation: { zh: "版本协商", en: "version negotiation" },
 } as const;
 
 export type HomeworkMessage = keyof typeof catalog;

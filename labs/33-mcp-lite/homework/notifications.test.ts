@@ -21,6 +21,6 @@ describe("homework/notifications", () => {
     check(JSON.stringify(second) === JSON.stringify({ content: "two" }), hw("notificationSettled", { expected: { content: "two" }, actual: second }));
     const expected = ["notifications/progress", "notifications/message", "notifications/progress", "notifications/message"];
     check(JSON.stringify(seen) === JSON.stringify(expected), hw("noNotification", { expected, actual: seen }));
-    await expectCleanShutdown(h, "notifications");
+    await expectCleanShutdown(h, hw("whenNotifications"));
   });
 });

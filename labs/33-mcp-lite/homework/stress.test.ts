@@ -20,14 +20,14 @@ describe("homework/stress-100", () => {
       return h.client.callTool("echo", { value: `call-${index}`, delay }, { signal });
     });
     // A correct client answers all 100 (delays under 40 ms) in well under a second.
-    const results = await within(Promise.all(calls), "100 calls");
+    const results = await within(Promise.all(calls), hw("whenHundredCalls"));
     results.forEach((result, index) => {
       const expected = { content: `call-${index}` };
       check(JSON.stringify(result) === JSON.stringify(expected), hw("stressMismatch", { index, expected, actual: result }));
     });
-    check(h.client.pendingCount === 0, msg("pendingLeft", { when: "100 calls", count: h.client.pendingCount }));
+    check(h.client.pendingCount === 0, msg("pendingLeft", { when: hw("whenHundredCalls"), count: h.client.pendingCount }));
     const listeners = abortListeners(signal);
-    check(listeners === 0, msg("listenersLeft", { when: "100 calls", count: listeners }));
-    await expectCleanShutdown(h, "100 calls");
+    check(listeners === 0, msg("listenersLeft", { when: hw("whenHundredCalls"), count: listeners }));
+    await expectCleanShutdown(h, hw("whenHundredCalls"));
   });
 });

@@ -11,21 +11,21 @@ import { hw } from "./messages.ts";
 describe("homework/version-negotiation", () => {
   it("refuses an unsupported version, names both sides, and stops the child", async () => {
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000 }), { scenarios: ["bad-version"] });
-    const error = await startupRejection(h, "initialize() against a 1999-01-01 server");
-    expectCode(error, "MCP_PROTOCOL_ERROR", "initialize() against a 1999-01-01 server");
+    const error = await startupRejection(h, hw("lblInitVersionServer", { version: "1999-01-01" }));
+    expectCode(error, "MCP_PROTOCOL_ERROR", hw("lblInitVersionServer", { version: "1999-01-01" }));
     const message = String(error.message);
     const ours = SUPPORTED_PROTOCOL_VERSIONS[0];
     check(message.includes("1999-01-01") && message.includes(String(ours)), hw("versionMessage", { server: "1999-01-01", client: ours, actual: message }));
     check(h.client.initialized === false, hw("versionMessage", { server: "1999-01-01", client: ours, actual: "initialized === true" }));
     const alive = h.pids().filter(isAlive);
     check(alive.length === 0, hw("versionChildAlive", { pids: alive.join(", ") }));
-    await expectCleanShutdown(h, "version negotiation");
+    await expectCleanShutdown(h, hw("whenVersionNegotiation"));
   });
 
   it("accepts an older version both sides support", async () => {
     const h = harness((command) => new McpClient({ ...command, timeoutMs: 10_000 }), { protocolVersions: ["2024-11-05"] });
-    const init = await initialize(h, "initialize() against a 2024-11-05 server");
+    const init = await initialize(h, hw("lblInitVersionServer", { version: "2024-11-05" }));
     check(init?.protocolVersion === "2024-11-05", hw("versionOlder", { version: "2024-11-05", actual: init?.protocolVersion }));
-    await expectCleanShutdown(h, "version negotiation");
+    await expectCleanShutdown(h, hw("whenVersionNegotiation"));
   });
 });

@@ -14,16 +14,16 @@ function expectNotInitialized(error: any, label: string): void {
 describe("rubric/handshake", () => {
   it("rejects listTools and callTool before initialize with MCP_NOT_INITIALIZED and sends nothing", async () => {
     const h = start();
-    expectNotInitialized(await rejection(h.client.listTools(), "listTools() before initialize"), "listTools()");
-    expectNotInitialized(await rejection(h.client.callTool("echo", { value: "too early" }), "callTool() before initialize"), "callTool()");
+    expectNotInitialized(await rejection(h.client.listTools(), pmsg("lblBeforeInit", { call: "listTools()" })), "listTools()");
+    expectNotInitialized(await rejection(h.client.callTool("echo", { value: "too early" }), pmsg("lblBeforeInit", { call: "callTool()" })), "callTool()");
     const early = h.log().filter((entry) => entry.dir === "in" && /^tools\//.test(String(entry.msg?.method)));
     check(early.length === 0, pmsg("wroteBeforeInit", { what: early.map((e) => e.msg.method) }));
   });
 
   it("sends one initialize for concurrent initialize() calls, and none once initialized", async () => {
     const h = start();
-    await startupWithin(h, Promise.all([h.client.initialize(), h.client.initialize(), h.client.initialize()]), "three concurrent initialize() calls");
-    await initialize(h, "initialize() once initialized");
+    await startupWithin(h, Promise.all([h.client.initialize(), h.client.initialize(), h.client.initialize()]), pmsg("lblThreeInits"));
+    await initialize(h, pmsg("lblInitAgain"));
     await within(h.client.listTools(), "listTools()");
     const inits = received(h.log(), "initialize").length;
     check(inits === 1, pmsg("initializeCount", { count: inits }));
@@ -51,8 +51,8 @@ describe("rubric/handshake", () => {
     // arrives in the same burst), not after a short client deadline: a slow start could let
     // that deadline stop the server before it read anything at all.
     const silent = start({ scenarios: ["hang-initialize"] });
-    const init = startupRejection(silent, "initialize() against a server that never answers");
-    await waitFor(() => received(silent.log(), "initialize").length === 1, "the server receiving initialize");
+    const init = startupRejection(silent, pmsg("lblInitNeverAnswered"));
+    await waitFor(() => received(silent.log(), "initialize").length === 1, pmsg("lblServerGotInit"));
     await pause(100); // room for a notification written separately, just after the request
     const notes = received(silent.log(), "notifications/initialized");
     check(!silent.client.initialized, pmsg("stillInitialized"));
@@ -66,12 +66,12 @@ describe("rubric/handshake", () => {
 
   it("fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child", async () => {
     const h = start({ scenarios: ["bad-version"] });
-    expectCode(await startupRejection(h, "initialize() with protocol version 1999-01-01"), "MCP_PROTOCOL_ERROR", "initialize() with protocol version 1999-01-01");
+    expectCode(await startupRejection(h, pmsg("lblInitBadVersion")), "MCP_PROTOCOL_ERROR", pmsg("lblInitBadVersion"));
     check(!h.client.initialized, pmsg("stillInitialized"));
     check(received(h.log(), "notifications/initialized").length === 0, pmsg("initializedWithoutAnswer"));
     await waitFor(() => alivePids(h).length === 0, pmsg("childNotStopped", { pids: h.pids().join(", ") })).catch(() => {
       throw new Error(pmsg("childNotStopped", { pids: alivePids(h).join(", ") }));
     });
-    expectNotInitialized(await rejection(h.client.listTools(), "listTools() after the failed handshake"), "listTools()");
+    expectNotInitialized(await rejection(h.client.listTools(), pmsg("lblAfterFailedHandshake", { call: "listTools()" })), "listTools()");
   });
 });

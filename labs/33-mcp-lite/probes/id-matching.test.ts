@@ -22,8 +22,8 @@ describe("rubric/id-matching", () => {
     // shuffled by the seed: neither arrival order nor the tool name can tell them apart.
     const batch = { id: "burst", size: CONCURRENT_CALLS, order: "shuffle", seed: SEED };
     const calls = Array.from({ length: CONCURRENT_CALLS }, (_, i) => h.client.callTool("echo", { value: `call-${i}`, batch }));
-    const answers = await within(Promise.all(calls), `${CONCURRENT_CALLS} concurrent echo calls`);
-    answers.forEach((answer, i) => expectAnswer(answer, `call-${i}`, `echo call #${i}`));
+    const answers = await within(Promise.all(calls), pmsg("lblConcurrentEcho", { count: CONCURRENT_CALLS }));
+    answers.forEach((answer, i) => expectAnswer(answer, `call-${i}`, pmsg("lblEchoCall", { n: i })));
   });
 
   it('settles nothing with a string id "N", an unknown id, a repeated answer or a notification', async () => {
@@ -34,9 +34,9 @@ describe("rubric/id-matching", () => {
     expectAnswer(await within(h.client.callTool("echo", { value: "first" }), "callTool(first)"), "first", "callTool(first)");
     expectAnswer(await within(h.client.callTool("echo", { value: "second" }), "callTool(second)"), "second", "callTool(second)");
     const together = ["x", "y", "z"].map((value) => h.client.callTool("echo", { value }));
-    const answers = await within(Promise.all(together), "three concurrent calls");
+    const answers = await within(Promise.all(together), pmsg("lblThreeCalls"));
     answers.forEach((answer, i) => expectAnswer(answer, ["x", "y", "z"][i], `callTool(${["x", "y", "z"][i]})`));
-    check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "duplicate answers", count: h.client.pendingCount }));
+    check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: pmsg("whenDuplicates"), count: h.client.pendingCount }));
   });
 
   it("never hands a late answer, arriving after its call timed out, to a newer call", async () => {
@@ -74,7 +74,7 @@ describe("rubric/id-matching", () => {
     side(() => h.client.callTool("echo", { value: "slow", after: "never-sent" }, { timeoutMs: 20 }));
     const aborter = new AbortController();
     side(() => h.client.callTool("never", {}, { signal: aborter.signal }));
-    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.name === "never"), "the server receiving never");
+    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.name === "never"), pmsg("lblServerGotNever"));
     aborter.abort();
     side(() => h.client.callTool("fail", {}));
     for (let i = 0; i < 4; i++) await within(h.client.callTool("echo", { value: i }), `callTool(echo ${i})`);

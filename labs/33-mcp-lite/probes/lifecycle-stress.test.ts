@@ -24,13 +24,18 @@ describe("rubric/lifecycle", () => {
         if (abortFirst) cancel = abortAfter(controller, 40);
         const call = h.client.callTool("never", {}, { timeoutMs: 40, signal: controller.signal });
         if (!abortFirst) cancel = abortAfter(controller, 40);
-        const error = await rejection(call, "callTool(never) with timeout and abort together");
-        check(error?.code === "MCP_TIMEOUT" || error?.code === "MCP_ABORTED", pmsg("raceCode", { actual: error?.code ?? String(error) }));
+        const error = await rejection(call, pmsg("lblRaceCall"));
+        // Client's timer first: either outcome (a client may start its timer a turn later).
+        // The abort's first: made before the call, it expires before any timer of timeoutMs the
+        // call starts, so the abort wins (a client that ignored the signal would time out, and
+        // used to pass here).
+        if (abortFirst) check(error?.code === "MCP_ABORTED", pmsg("raceAbortFirst", { actual: error?.code ?? String(error) }));
+        else check(error?.code === "MCP_TIMEOUT" || error?.code === "MCP_ABORTED", pmsg("raceCode", { actual: error?.code ?? String(error) }));
         await pause(60);
         cancel?.();
         expectClean(h, "timeout + abort", [controller.signal]);
       }
-      const after = await within(h.client.callTool("echo", { value: "after the race" }), "callTool(echo) after the race");
+      const after = await within(h.client.callTool("echo", { value: "after the race" }), pmsg("lblAfterRace"));
       check(JSON.stringify(after) === JSON.stringify({ content: "after the race" }), pmsg("wrongAnswer", { label: "callTool(echo)", expected: { content: "after the race" }, actual: after }));
       check(escaped.errors.length === 0, pmsg("escaped", { when: "timeout + abort", error: String(escaped.errors[0]) }));
     } finally {
@@ -46,13 +51,13 @@ describe("rubric/lifecycle", () => {
     const calls = Array.from({ length: 100 }, (_, i) =>
       h.client.callTool("echo", { value: i, delay: Math.floor(random() * 40) }, { signal: shared.signal }),
     );
-    const answers = await within(Promise.all(calls), "100 concurrent calls");
+    const answers = await within(Promise.all(calls), pmsg("lblHundredCalls"));
     // Which answer goes to which call is id matching's business (rubric/id-matching).
     await needs(PENDING_MAP_TODO, async () =>
       answers.forEach((answer, i) =>
-        check(JSON.stringify(answer) === JSON.stringify({ content: i }), pmsg("wrongAnswer", { label: `call #${i}`, expected: { content: i }, actual: answer })),
+        check(JSON.stringify(answer) === JSON.stringify({ content: i }), pmsg("wrongAnswer", { label: pmsg("lblCallN", { n: i }), expected: { content: i }, actual: answer })),
       ),
     );
-    expectClean(h, "100 calls", [shared.signal]);
+    expectClean(h, pmsg("whenHundredCalls"), [shared.signal]);
   });
 });

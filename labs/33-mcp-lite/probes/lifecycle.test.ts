@@ -36,11 +36,11 @@ describe("rubric/lifecycle", () => {
     // answer to one must not take away what aborts the other.
     const s2 = new AbortController();
     const call = h.client.callTool("never", { tag: "abort-me" }, { signal: s2.signal });
-    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), "the server receiving the call");
+    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), pmsg("lblServerGotCall"));
     // (An answer that settles the wrong call leaves this one hanging: id matching's business.)
-    await needs(PENDING_MAP_TODO, () => within(h.client.callTool("echo", { value: "same signal" }, { signal: s2.signal }), "callTool(echo) with the same signal"));
+    await needs(PENDING_MAP_TODO, () => within(h.client.callTool("echo", { value: "same signal" }, { signal: s2.signal }), pmsg("lblSameSignal")));
     s2.abort();
-    const label = "aborted callTool (its signal also went to an answered call)";
+    const label = pmsg("lblAbortedShared");
     expectCode(await rejection(call, label), "MCP_ABORTED", label);
     expectClean(h, "MCP_ABORTED", [s1.signal, s2.signal]);
 
@@ -63,16 +63,16 @@ describe("rubric/lifecycle", () => {
       h.client.callTool("exit", { code: 4 }, { signal: signals[1]!.signal }),
     ];
     // Waited for together: a client that hangs costs one hang deadline here, not two.
-    const errors = await Promise.all(pending.map((p, i) => rejection(p, `pending call #${i + 1}`)));
-    errors.forEach((error, i) => expectCode(error, "MCP_PROCESS_EXIT", `pending call #${i + 1}`));
+    const errors = await Promise.all(pending.map((p, i) => rejection(p, pmsg("lblPendingCall", { n: i + 1 }))));
+    errors.forEach((error, i) => expectCode(error, "MCP_PROCESS_EXIT", pmsg("lblPendingCall", { n: i + 1 })));
     expectClean(h, "MCP_PROCESS_EXIT", signals.map((c) => c.signal));
 
-    await initialize(h, "initialize() after the exit");
+    await initialize(h, pmsg("lblInitAfterExit"));
     const s3 = new AbortController();
     const inFlight = h.client.callTool("never", { tag: "at-close" }, { signal: s3.signal });
-    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "at-close"), "the server receiving the call");
+    await waitFor(() => received(h.log(), "tools/call").some((m) => m.params?.arguments?.tag === "at-close"), pmsg("lblServerGotCall"));
     const closing = h.client.close();
-    expectCode(await rejection(inFlight, "the call pending at close()"), "CLIENT_CLOSED", "the call pending at close()");
+    expectCode(await rejection(inFlight, pmsg("lblPendingAtClose")), "CLIENT_CLOSED", pmsg("lblPendingAtClose"));
     await within(closing, "close()", 10_000);
     expectClean(h, "close()", [s3.signal]);
   });
@@ -83,8 +83,8 @@ describe("rubric/lifecycle", () => {
     await initialize(h);
     const held = [h.client.callTool("never", { n: 1 }), h.client.callTool("never", { n: 2 })];
     held.forEach((p) => p.catch(() => {}));
-    await waitFor(() => received(h.log(), "tools/call").length === max, "the server receiving both calls");
-    const outcome = await settleWithin(Promise.resolve().then(() => h.client.callTool("echo", { value: "one too many" })), "the call over maxPending");
+    await waitFor(() => received(h.log(), "tools/call").length === max, pmsg("lblServerGotBoth"));
+    const outcome = await settleWithin(Promise.resolve().then(() => h.client.callTool("echo", { value: "one too many" })), pmsg("lblOverMaxPending"));
     const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
     check(outcome.status === "rejected" && outcome.reason?.code === "MCP_BUSY", pmsg("busyCode", { max, actual }));
     check(h.client.pendingCount === max, pmsg("pendingLeft", { when: "MCP_BUSY", count: h.client.pendingCount }));
@@ -104,28 +104,28 @@ describe("rubric/lifecycle", () => {
       check(server.every((p) => p.command === h.command.executable), pmsg("shellBetween", { what: server.map((p) => [p.command, ...p.args].join(" ")).join(" | ") }));
     });
     const signal = new AbortController();
-    const outcome = await settleWithin(h.client.callTool("echo", { value: "into a closed pipe" }, { signal: signal.signal }), "callTool(echo) to a server that stopped reading");
+    const outcome = await settleWithin(h.client.callTool("echo", { value: "into a closed pipe" }, { signal: signal.signal }), pmsg("lblEchoStoppedReading"));
     check(outcome.status === "rejected", pmsg("writeFailureResolved", { actual: outcome.status === "fulfilled" ? outcome.value : undefined }));
     // Any code of the contract's union will do, but an McpError it must be.
     check(MCP_ERROR_CODES.includes(outcome.reason?.code), pmsg("writeFailureCode", { actual: outcome.reason?.code ?? String(outcome.reason) }));
-    check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: "a failed write", count: h.client.pendingCount }));
-    check(abortListeners(signal.signal) === 0, pmsg("listenersLeft", { when: "a failed write", count: abortListeners(signal.signal) }));
+    check(h.client.pendingCount === 0, pmsg("pendingLeft", { when: pmsg("whenFailedWrite"), count: h.client.pendingCount }));
+    check(abortListeners(signal.signal) === 0, pmsg("listenersLeft", { when: pmsg("whenFailedWrite"), count: abortListeners(signal.signal) }));
     // A client may keep a timer of its own for a while after a write error (to tell a dying
     // server from one that stopped reading); close() ends that. The request's timer must be
     // gone by then too.
     await within(h.client.close(), "close()", HANG_MS + 2_000);
-    expectNoClientTimers(h, "a failed write and close()");
+    expectNoClientTimers(h, pmsg("whenFailedWriteClose"));
 
     // A write the pipe fails only after accepting it: this server closes its stdin as it
     // answers, so the next call is the first write to meet EPIPE, and its failure is reported
     // later. Only that failure can end the call (its deadline is a minute away).
     const g = start();
     await initialize(g);
-    await within(g.client.callTool("echo", { value: "last one read", closeStdin: true }), "callTool(echo) that closes the server's stdin");
-    const late = await settleWithin(g.client.callTool("echo", { value: "into a pipe just closed" }, { timeoutMs: 60_000 }), "callTool(echo), the first write after the server closed its stdin");
+    await within(g.client.callTool("echo", { value: "last one read", closeStdin: true }), pmsg("lblEchoClosesStdin"));
+    const late = await settleWithin(g.client.callTool("echo", { value: "into a pipe just closed" }, { timeoutMs: 60_000 }), pmsg("lblFirstWriteAfterClose"));
     check(late.status === "rejected", pmsg("writeFailureResolved", { actual: late.status === "fulfilled" ? late.value : undefined }));
     check(MCP_ERROR_CODES.includes(late.reason?.code), pmsg("writeFailureCode", { actual: late.reason?.code ?? String(late.reason) }));
-    check(g.client.pendingCount === 0, pmsg("pendingLeft", { when: "a write failed after it was accepted", count: g.client.pendingCount }));
+    check(g.client.pendingCount === 0, pmsg("pendingLeft", { when: pmsg("whenLateWriteFailure"), count: g.client.pendingCount }));
   });
   // Last in this file: checked from outside the client's process, so it holds however the
   // process's own counters were fooled. Every test above has closed its client; this one makes
@@ -142,8 +142,8 @@ describe("rubric/lifecycle", () => {
       await needs("remote-error", () => settleWithin(client.callTool("fail", {}), "callTool(fail)"));
       await needs("abort", async () => {
         const aborter = new AbortController();
-        const aborted = settleWithin(client.callTool("never", { tag: "abort-me" }, { signal: aborter.signal }), "aborted callTool(never)");
-        await waitFor(() => received(ws.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), "the server receiving the call");
+        const aborted = settleWithin(client.callTool("never", { tag: "abort-me" }, { signal: aborter.signal }), pmsg("lblAbortedNever"));
+        await waitFor(() => received(ws.log(), "tools/call").some((m) => m.params?.arguments?.tag === "abort-me"), pmsg("lblServerGotCall"));
         aborter.abort();
         await aborted;
       });

@@ -16,11 +16,11 @@ describe("rubric/process", () => {
     const h = start({}, { maxStderrBytes: max });
     await initialize(h);
     // The server answers once stderr took every byte: far more than a pipe holds.
-    const label = "callTool(stderr, 4000000 bytes)";
+    const label = pmsg("lblStderrBytes", { bytes: 4_000_000 });
     const outcome = await settleWithin(h.client.callTool("stderr", { bytes: 4_000_000 }), label);
     const detail = outcome.status === "rejected" ? (outcome.reason?.code ?? String(outcome.reason)) : "";
     check(outcome.status === "fulfilled", pmsg("stderrBlocked", { max, label, detail }));
-    await within(h.client.callTool("echo", { value: "still answering" }), "callTool(echo) after the stderr flood");
+    await within(h.client.callTool("echo", { value: "still answering" }), pmsg("lblAfterStderrFlood"));
     // What the tail keeps is homework/bounded-stderr's business.
   });
 
@@ -36,7 +36,7 @@ describe("rubric/process", () => {
     // Until the server has handled the signal, the turn is the server's: a process that must be
     // scheduled to run its handler and write its state, seconds on a loaded machine. Only then
     // is close() the client's to settle (once the probe ended the server).
-    await waitFor(() => (heard = handledSignals(h.ws) > 0) || closed, "the server handling SIGTERM, or close() resolving", SERVER_TURN_MS);
+    await waitFor(() => (heard = handledSignals(h.ws) > 0) || closed, pmsg("lblSigtermOrClosed"), SERVER_TURN_MS);
     if (heard) for (const pid of h.pids()) killServer(pid);
     await settleWithin(closing, "close()");
     check(heard, pmsg("noSigterm"));
@@ -47,12 +47,12 @@ describe("rubric/process", () => {
     // pipes stay open after its exit (the exit, not the pipes' end, is what counts).
     const h = start({ scenarios: ["grandchild"] });
     await initialize(h);
-    const held = rejection(h.client.callTool("never", { value: "held" }), "callTool(never) when SIGKILL ends the server");
-    await waitFor(() => received(h.log(), "tools/call").length === 1, "the server receiving callTool(never)");
+    const held = rejection(h.client.callTool("never", { value: "held" }), pmsg("lblNeverSigkill"));
+    await waitFor(() => received(h.log(), "tools/call").length === 1, pmsg("lblServerGotNeverCall"));
     const serverPid = h.pids()[0];
     killServer(serverPid);
     // Reaped (its /proc entry gone): the client's process has seen the exit by now.
-    await waitFor(() => serverPid === undefined || !existsSync(`/proc/${serverPid}`), "the server's process being reaped");
+    await waitFor(() => serverPid === undefined || !existsSync(`/proc/${serverPid}`), pmsg("lblServerReaped"));
     const pidThen = h.client.pid;
     const error = await needs("exit", async () => {
       const e = await held;

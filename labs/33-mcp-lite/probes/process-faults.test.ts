@@ -47,7 +47,7 @@ describe("rubric/process", () => {
     ];
     resetSpawnCalls();
     for (const [option, options] of bad) {
-      let actual = "no error";
+      let actual = pmsg("noError");
       try {
         new McpClient(options as never);
       } catch (error) {
@@ -69,7 +69,7 @@ describe("rubric/process", () => {
     try {
       stderr = fresh!.stderr;
     } catch (error) {
-      stderr = `throws ${String(error)}`;
+      stderr = pmsg("threw", { error: String(error) });
     }
     const empty = JSON.stringify(stderr) === JSON.stringify({ text: "", truncated: false });
     check(empty, pmsg("stderrBeforeStart", { actual: JSON.stringify(stderr) ?? String(stderr) }));
@@ -89,7 +89,7 @@ describe("rubric/process", () => {
         [notExecutable, "EACCES"],
       ] as const) {
         const client = new McpClient({ executable, args: [], timeoutMs: 10_000 });
-        const label = `initialize() with executable ${executable.slice(h.ws.dir.length + 1)}`;
+        const label = pmsg("lblInitExecutable", { name: executable.slice(h.ws.dir.length + 1) });
         try {
           const outcome = await settleWithin(client.initialize(), label);
           const error = outcome.status === "rejected" ? outcome.reason : undefined;
@@ -117,20 +117,20 @@ describe("rubric/process", () => {
     // own. Whether it noticed is the 协议 probe's business; close() must wait either way.
     const call = h.client.callTool("echo", { value: "fault" });
     call.catch(() => {});
-    await waitFor(() => h.log().some((e) => e.dir === "out" && Array.isArray(e.msg)), "the server sending [1,2,3]");
-    await settleWithin(call, "the call answered by [1,2,3]").catch(() => {});
-    await within(h.client.close(), "close() after the protocol fault", CLOSE_WAIT_MS);
+    await waitFor(() => h.log().some((e) => e.dir === "out" && Array.isArray(e.msg)), pmsg("lblServerSent123"));
+    await settleWithin(call, pmsg("lblAnsweredBy123")).catch(() => {});
+    await within(h.client.close(), pmsg("lblCloseAfterFault"), CLOSE_WAIT_MS);
     const alive = alivePids(h);
-    check(alive.length === 0, pmsg("aliveAfterClose", { which: "close() after a protocol fault", pids: alive.join(", ") }));
+    check(alive.length === 0, pmsg("aliveAfterClose", { which: pmsg("whichCloseAfterFault"), pids: alive.join(", ") }));
   });
 
   it("leaves no process, grandchildren included, once close() resolves after a failed handshake", async () => {
     const h = start({ scenarios: ["bad-version", "grandchild", "ignore-sigterm"] }, { closeTimeoutMs: 300 });
-    const init = startupWithin(h, Promise.resolve().then(() => h.client.initialize()), "initialize() with protocol version 1999-01-01").catch(() => {});
-    await waitFor(() => received(h.log(), "initialize").length > 0 && h.log().some((e) => e.dir === "out"), "the server answering initialize", CLOSE_WAIT_MS);
+    const init = startupWithin(h, Promise.resolve().then(() => h.client.initialize()), pmsg("lblInitBadVersion")).catch(() => {});
+    await waitFor(() => received(h.log(), "initialize").length > 0 && h.log().some((e) => e.dir === "out"), pmsg("lblServerAnsweringInit"), CLOSE_WAIT_MS);
     await init;
-    await within(h.client.close(), "close() after the failed handshake", CLOSE_WAIT_MS);
+    await within(h.client.close(), pmsg("lblCloseAfterFailedHandshake"), CLOSE_WAIT_MS);
     const alive = alivePids(h);
-    check(alive.length === 0, pmsg("aliveAfterClose", { which: "close() after a failed handshake", pids: alive.join(", ") }));
+    check(alive.length === 0, pmsg("aliveAfterClose", { which: pmsg("whichCloseAfterFailedHandshake"), pids: alive.join(", ") }));
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { delimiter } from "node:path";
 import { describe, it } from "vitest";
 import { check, HANG_MS, initialize, needs, rejection, within } from "../tests/support.ts";
+import { noted } from "../tests/messages.ts";
 import { pmsg } from "./messages.ts";
 import { clientProcessPid } from "../host/client-side.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.ts";
@@ -34,7 +35,7 @@ describe("rubric/process", () => {
     const script = command.args[0]!;
     const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
     const direct = started.length > 0 && started.every((p) => p.command === command.executable);
-    check(direct, pmsg("shellBetween", { what: started.map((p) => [p.command, ...p.args].join(" ")).join(" | ") || "nothing" }));
+    check(direct, pmsg("shellBetween", { what: started.map((p) => [p.command, ...p.args].join(" ")).join(" | ") || pmsg("nothing") }));
     // The right program, but not the arguments it was given: they were changed on the way.
     const changed = started.find((p) => JSON.stringify(p.args) !== JSON.stringify(command.args));
     check(!changed, pmsg("argsMangled", { expected: JSON.stringify(command.args.slice(command.args.indexOf("--") + 1)), actual: JSON.stringify(changed?.args.slice(changed.args.indexOf("--") + 1)) }));
@@ -59,7 +60,7 @@ describe("rubric/process", () => {
       check(env.LAB33_GRADE_TOKEN === undefined, pmsg("secretLeaked", { name: "LAB33_GRADE_TOKEN" }));
       check(env.LAB33_GIVEN === "given", pmsg("envMissing", { name: "LAB33_GIVEN" }));
       // The allowlist's one name on every platform: a server finds its programs by it.
-      check(process.env.PATH === undefined || env.PATH === process.env.PATH, pmsg("pathMissing", { actual: env.PATH === undefined ? "unset" : JSON.stringify(env.PATH.slice(0, 200)) }));
+      check(process.env.PATH === undefined || env.PATH === process.env.PATH, pmsg("pathMissing", { actual: env.PATH === undefined ? pmsg("unset") : JSON.stringify(env.PATH.slice(0, 200)) }));
       const extra = Object.keys(env).filter((name) => name !== "LAB33_GIVEN" && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
       check(extra.length === 0, pmsg("envExtra", { names: extra.slice(0, 5).join(", ") }));
       check(seen?.cwd === cwd, pmsg("cwdIgnored", { expected: cwd, actual: seen?.cwd }));
@@ -68,9 +69,9 @@ describe("rubric/process", () => {
         const path = `${process.env.PATH}${delimiter}${cwd}`;
         const own = start({}, { env: { PATH: path } });
         await initialize(own);
-        const ownSeen = (await within(own.client.callTool("inspect", {}), "callTool(inspect) // env: { PATH: <the client's>:<cwd> }")) as any;
+        const ownSeen = (await within(own.client.callTool("inspect", {}), noted("callTool(inspect)", pmsg("noteOwnPath")))) as any;
         const actual = ownSeen?.env?.PATH;
-        check(actual === path, pmsg("configuredPath", { actual: actual === undefined ? "unset" : JSON.stringify(String(actual).slice(-200)) }));
+        check(actual === path, pmsg("configuredPath", { actual: actual === undefined ? pmsg("unset") : JSON.stringify(String(actual).slice(-200)) }));
       }
     } finally {
       delete process.env[SECRET_NAME];
@@ -83,10 +84,10 @@ describe("rubric/process", () => {
     await initialize(h);
     const first = h.client.close();
     const second = h.client.close();
-    await within(Promise.race([first, second]), "the first close() to resolve", HANG_MS + 2_000);
+    await within(Promise.race([first, second]), pmsg("lblFirstClose"), HANG_MS + 2_000);
     const afterFirst = alivePids(h);
     check(afterFirst.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: afterFirst.join(", ") }));
-    await within(Promise.all([first, second]), "both close() calls", HANG_MS + 2_000);
+    await within(Promise.all([first, second]), pmsg("lblBothCloses"), HANG_MS + 2_000);
   });
 
   it("leaves no child of the server behind after close()", async () => {
@@ -99,7 +100,7 @@ describe("rubric/process", () => {
     // the parent alone leaves orphans); then a fresh one, alive when close() runs.
     await needs("exit", async () => {
       await rejection(h.client.callTool("exit", { code: 3 }), "callTool(exit)");
-      await initialize(h, "initialize() after the server exited");
+      await initialize(h, pmsg("lblInitAfterServerExited"));
     });
     await pidsRecorded(h, 4);
     const [, leftBehind] = h.pids();
@@ -115,7 +116,7 @@ describe("rubric/process", () => {
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs });
     await initialize(h);
     // A hang detector, not a stopwatch: closeTimeoutMs plus the usual margin.
-    await within(h.client.close(), `close() with closeTimeoutMs ${closeTimeoutMs}`, closeTimeoutMs + HANG_MS);
+    await within(h.client.close(), pmsg("lblCloseWithGrace", { ms: closeTimeoutMs }), closeTimeoutMs + HANG_MS);
     const alive = alivePids(h);
     check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
   });

@@ -14,6 +14,7 @@ import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, relayCommand, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { registerProgram } from "../../../fixtures/pool.mjs";
 import { HANG_MS, settleWithin, timerSnapshot, type Harness } from "../tests/support.ts";
+import { msg } from "../tests/messages.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
 // and no argument beyond its path, so a client that (wrongly) spawns through a shell runs
@@ -90,7 +91,7 @@ export function scripted(answers: Record<string, unknown>, options: Record<strin
   const command = scriptedCommand(ws, answers);
   const client = new McpClient({ ...command, timeoutMs: 10_000, ...options });
   onTestFinished(async () => {
-    const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);
+    const closed = await settleWithin(Promise.resolve().then(() => client.close()), msg("closeDuringCleanup"), HANG_MS / 2).catch(() => undefined);
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
   });
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };

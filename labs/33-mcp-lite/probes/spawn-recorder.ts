@@ -29,6 +29,8 @@ export interface StartedProcess {
   child: ChildProcess;
   /** The fixture's --state file, when the program is the fixture server. */
   stateFile: string | undefined;
+  /** The fixture's --pid-file (the server's pid, then its children's), when it has one. */
+  pidFile?: string | undefined;
   /** Bytes pushed into child.stdout / child.stderr (they reached the client's process). */
   out: number;
   err: number;
@@ -86,7 +88,8 @@ if (!holder[KEY]) {
 // stream is pushed, before any consumer reads it), without adding a listener of its own.
 function watch(child: ChildProcess, argv: string[]): StartedProcess {
   const at = argv.indexOf("--state");
-  const record: StartedProcess = { child, stateFile: at === -1 ? undefined : argv[at + 1], out: 0, err: 0, signals: 0 };
+  const pidAt = argv.indexOf("--pid-file");
+  const record: StartedProcess = { child, stateFile: at === -1 ? undefined : argv[at + 1], pidFile: pidAt === -1 ? undefined : argv[pidAt + 1], out: 0, err: 0, signals: 0 };
   for (const key of ["stdout", "stderr"] as const) {
     const stream = child[key] as (NodeJS.ReadableStream & { push(chunk: unknown, encoding?: unknown): boolean }) | null;
     if (!stream) continue;

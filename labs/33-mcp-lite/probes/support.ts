@@ -6,6 +6,7 @@ import { onTestFinished } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
 import { abortListeners, check, HANG_MS, liveClientTimers, settleWithin, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
+import { msg } from "../tests/messages.ts";
 import { pmsg } from "./messages.ts";
 
 /** The seed of this run (the grader passes --seed as LAB_SEED). */
@@ -36,7 +37,7 @@ export function probeHarness<C extends ClientLike>(
   onTestFinished(async () => {
     // A correct close() against these fixtures takes milliseconds; a broken one is already
     // reported by the probe, so cleanup does not wait the full hang deadline for it again.
-    const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS / 2).catch(() => undefined);
+    const closed = await settleWithin(Promise.resolve().then(() => client.close()), msg("closeDuringCleanup"), HANG_MS / 2).catch(() => undefined);
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
   });
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };

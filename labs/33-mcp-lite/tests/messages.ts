@@ -106,9 +106,18 @@ const catalog = {
     zh: "需要先完成 TODO({todo})：{detail}",
     en: "needs TODO({todo}) first: {detail}",
   },
+  closeDuringCleanup: {
+    zh: "测试收尾时的 close()",
+    en: "close() during cleanup",
+  },
 } as const;
 
 export type MessageKey = keyof typeof catalog;
 
 /** Fills a catalogue message with its parameters in the chosen language (default LANG). */
 export const msg = filler<MessageKey>(catalog);
+
+/** A label of code with a note after `//`: the code as it is, the note (already in the learner's language) after it. */
+export function noted(code: string, note: string): string {
+  return `${code} // ${note}`;
+}

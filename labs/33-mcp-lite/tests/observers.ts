@@ -8,7 +8,7 @@
 
 import { createHook } from "node:async_hooks";
 import { getEventListeners as eventListeners } from "node:events";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { liveProcesses, type StartedProcess } from "../probes/spawn-recorder.ts";
 import type { FixtureState } from "../../../fixtures/index.ts";
 
@@ -204,10 +204,29 @@ export function stillness(): string | undefined {
 }
 
 
+// A fixture server that exited while children of its own still hold its stdout and stderr
+// (the grandchild scenarios): nothing more comes through those pipes while every child it
+// recorded is gone or asleep with no signal pending, the way a live server is judged (its
+// self-destruct timer aside). Any other exited process with open pipes may still write.
+function exitedStill(p: StartedProcess): string | undefined {
+  if (!p.stateFile || !p.pidFile) return undefined;
+  let pids: number[];
+  try {
+    pids = readFileSync(p.pidFile, "utf8").split("\n").map(Number).filter((pid) => Number.isSafeInteger(pid) && pid > 0);
+  } catch {
+    return undefined;
+  }
+  if (pids[0] !== p.child.pid) return undefined;
+  const children = pids.slice(1);
+  for (const pid of children) if (existsSync(`/proc/${pid}`) && !sleepingQuietly(pid)) return undefined;
+  return `${p.child.pid}:exited:${children.join(",")}`;
+}
+
 // One unfinished process's part of the fingerprint, or undefined when it may still act.
 function stillProcess(p: StartedProcess): string | undefined {
   const { child } = p;
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null || !p.stateFile) return undefined;
+  if (child.pid !== undefined && (child.exitCode !== null || child.signalCode !== null)) return exitedStill(p);
+  if (child.pid === undefined || !p.stateFile) return undefined;
   let state: FixtureState;
   try {
     state = JSON.parse(readFileSync(p.stateFile, "utf8")) as FixtureState;

@@ -233,7 +233,7 @@ export function harness<C extends ClientLike>(
   onTestFinished(async () => {
     // A correct close() against these fixtures takes milliseconds; waiting the hang deadline
     // (not more) keeps a client whose close() never settles from costing seconds per test.
-    const closed = await settleWithin(Promise.resolve().then(() => client.close()), "close() during cleanup", HANG_MS).catch(() => undefined);
+    const closed = await settleWithin(Promise.resolve().then(() => client.close()), msg("closeDuringCleanup"), HANG_MS).catch(() => undefined);
     await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
   });
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };

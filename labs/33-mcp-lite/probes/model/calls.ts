@@ -8,6 +8,8 @@ import type { AsyncCommand } from "fast-check";
 import { received, waitFor } from "../../tests/support.ts";
 import { killServer, settled } from "../support-edges.ts";
 import { expectOutcome, gate, startCall, type Expected } from "./expect.ts";
+import { noted } from "../../tests/messages.ts";
+import { mmsg } from "./messages.ts";
 import { expectNoListeners, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 // The base of every operation: always runnable (the model says what a call must do in any state).
@@ -30,8 +32,8 @@ export abstract class Step implements AsyncCommand<Model, Real, boolean> {
 // Ends every held call with the same rejection (exit, protocol fault, close) and forgets them.
 export async function failHeld(m: Model, r: Real, code: string, dimension: Dimension, why: string): Promise<void> {
   for (const held of m.held) {
-    const outcome = await settle(r.held.get(held.tag)!, `held call ${held.tag}`);
-    expectOutcome(outcome, { code }, dimension, `held call ${held.tag} (${why})`);
+    const outcome = await settle(r.held.get(held.tag)!, mmsg("heldCall", { tag: held.tag }));
+    expectOutcome(outcome, { code }, dimension, mmsg("heldCallWhy", { tag: held.tag, why }));
   }
   m.held = [];
   r.held.clear();
@@ -70,7 +72,7 @@ export class Echo extends Step {
     expectOutcome(await settle(call.outcome, step), expected, "rubric/handshake", step, [{ content: "stray" }, ...m.held.map((h) => ({ content: h.value }))]);
     expectNoListeners(signal, step);
     if (!tooLong) return;
-    await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", "a line over maxLineBytes");
+    await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", mmsg("whyLineOverCap"));
     serverGone(m);
   }
   toString(): string {
@@ -95,7 +97,7 @@ export class Big extends Step {
     await new Echo(HUGE, false, false).run(m, r);
   }
   toString(): string {
-    return `callTool("echo", { value: "中" × 1200 }), then callTool("echo", { value: "x" × 200000 })`;
+    return mmsg("then", { first: 'callTool("echo", { value: "中" × 1200 })', next: 'callTool("echo", { value: "x" × 200000 })' });
   }
 }
 
@@ -112,7 +114,7 @@ export class Hold extends Step {
     if (await gated(m, call, step)) return;
     m.held.push({ tag: call.tag, value: this.value, isError: false });
     r.held.set(call.tag, call.outcome);
-    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), "the server receiving the held call").catch(() => {});
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), mmsg("waitHeldCall")).catch(() => {});
   }
   toString(): string {
     return `callTool("echo", { value: ${JSON.stringify(this.value)}, hold: true${this.cut === undefined ? "" : `, cut: ${this.cut}, cutInside: true`} })`;
@@ -139,14 +141,14 @@ export class Release extends Step {
     expectOutcome(await settle(flush.outcome, `${step} + echo "flush"`), { value: { content: "flush" } }, "rubric/id-matching", `${step} + echo "flush"`);
     const values = m.held.map((h) => ({ content: h.value }));
     for (const held of m.held) {
-      const label = `held call ${held.tag} (value ${JSON.stringify(held.value)})`;
+      const label = mmsg("heldValue", { tag: held.tag, value: JSON.stringify(held.value) });
       expectOutcome(await settle(r.held.get(held.tag)!, label), { value: { content: held.value } }, "rubric/handshake", label, values);
     }
     m.held = [];
     r.held.clear();
   }
   toString(): string {
-    return `callTool("release", { seed: ${this.seed} }) // the server answers every held call, shuffled`;
+    return noted(`callTool("release", { seed: ${this.seed} })`, mmsg("noteReleaseAll"));
   }
 }
 
@@ -177,7 +179,7 @@ export class Abort extends Step {
     if (this.when === "before") return this.before(m, r, controller, step);
     const call = startCall(m, r, "never", {}, { signal: controller.signal });
     if (await gated(m, call, step)) return;
-    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), "the server receiving the call").catch(() => {});
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === call.tag), mmsg("waitCall")).catch(() => {});
     controller.abort(new Error("stopped by the model"));
     expectOutcome(await settle(call.outcome, step), { code: "MCP_ABORTED" }, "rubric/lifecycle", step);
     expectNoListeners(controller.signal, step);
@@ -192,13 +194,13 @@ export class Abort extends Step {
       return expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
     }
     const tag = r.tag();
-    m.unwritten.set(tag, { why: "its signal was already aborted", dimension: "rubric/lifecycle" });
+    m.unwritten.set(tag, { why: mmsg("whyPreAborted"), dimension: "rubric/lifecycle" });
     const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", { value: "pre-aborted", t: tag }, { signal: controller.signal }))), step);
     expectOutcome(outcome, { code: codes }, "rubric/lifecycle", step);
   }
   toString(): string {
     const call = this.method === "listTools" ? "listTools({ signal })" : `callTool(${this.when === "before" ? '"echo"' : '"never"'}, {}, { signal })`;
-    return this.when === "before" ? `${call} // signal already aborted` : `${call}, then abort() while it is in flight`;
+    return this.when === "before" ? noted(call, mmsg("noteSignalAborted")) : mmsg("abortInFlight", { call });
   }
 }
 
@@ -222,7 +224,7 @@ export class Fail extends Step {
     expectOutcome({ status: "rejected", reason: { code: remote === this.code ? "ok" : `remoteCode ${remote}` } }, { code: "ok" }, "rubric/lifecycle", `${step}: remoteCode`);
   }
   toString(): string {
-    return `callTool("fail", { code: ${this.code} }) // a JSON-RPC error`;
+    return noted(`callTool("fail", { code: ${this.code} })`, mmsg("noteRemoteError"));
   }
 }
 
@@ -241,7 +243,7 @@ export class Crash extends Step {
     if (await gated(m, call, step)) return;
     // The model's own SIGKILL, once the server has the call: the exit must report that signal.
     if (this.how === "kill") await this.kill(r, call.tag);
-    const [code, dimension, why]: [string, Dimension, string] = this.how === "garble" ? ["MCP_PROTOCOL_ERROR", "rubric/handshake", "a protocol fault"] : ["MCP_PROCESS_EXIT", "rubric/lifecycle", "the server exited"];
+    const [code, dimension, why]: [string, Dimension, string] = this.how === "garble" ? ["MCP_PROTOCOL_ERROR", "rubric/handshake", mmsg("whyProtocolFault")] : ["MCP_PROCESS_EXIT", "rubric/lifecycle", mmsg("whyServerExited")];
     const outcome = await settle(call.outcome, step);
     expectOutcome(outcome, { code }, dimension, step);
     const signal = outcome.status === "rejected" ? outcome.reason?.signal : undefined;
@@ -255,12 +257,16 @@ export class Crash extends Step {
     if (this.again) await this.reinitialize(m, r);
   }
   private async kill(r: Real, tag: string): Promise<void> {
-    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === tag), "the server receiving the call").catch(() => {});
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === tag), mmsg("waitCall")).catch(() => {});
     killServer(r.pids().at(-1)); // the running server recorded its pid last
   }
   toString(): string {
-    const crash = { exit: 'callTool("exit", { code: 3 }) // the server exits mid-flight', kill: 'callTool("never"), then SIGKILL to the server // it dies mid-flight', garble: 'callTool("echo", { garble: true }) // the server answers [1,2,3], then exits slowly' }[this.how];
-    return this.again ? `${crash}; then at once initialize()` : crash;
+    const crash = {
+      exit: () => noted('callTool("exit", { code: 3 })', mmsg("noteExitMidFlight")),
+      kill: () => noted(mmsg("crashKill"), mmsg("noteDiesMidFlight")),
+      garble: () => noted('callTool("echo", { garble: true })', mmsg("noteGarble")),
+    }[this.how]();
+    return this.again ? mmsg("thenReinit", { crash }) : crash;
   }
   // Set by lifecycle.ts (which imports this module): a new handshake right after the crash.
   static reinit: (m: Model, r: Real) => Promise<void> = async () => {};
@@ -282,12 +288,13 @@ export class Stall extends Step {
     const pad = "z".repeat(200_000);
     const calls = [1, 2].map((n) => startCall(m, r, "never", { pad, n }, { timeoutMs: 100 }));
     for (const [i, call] of calls.entries()) {
-      expectOutcome(await settle(call.outcome, `${step}: queued call #${i + 1}`), { code: "MCP_TIMEOUT" }, "rubric/lifecycle", `${step}: queued call #${i + 1}`);
+      const label = mmsg("queuedCall", { step, n: i + 1 });
+      expectOutcome(await settle(call.outcome, label), { code: "MCP_TIMEOUT" }, "rubric/lifecycle", label);
     }
     const pid = r.client.pid;
     if (pid !== undefined) process.kill(pid, "SIGUSR2"); // the fixture reads again
   }
   toString(): string {
-    return 'callTool("stall") // the server stops reading stdin; then two 200 kB calls with timeoutMs 100';
+    return noted('callTool("stall")', mmsg("noteStall"));
   }
 }

@@ -7,6 +7,8 @@ import { failHeld, gated, serverGone, Step } from "./calls.ts";
 import { settled } from "../support-edges.ts";
 import { expectOutcome, gate, startCall } from "./expect.ts";
 import { describeOutcome } from "../support-edges.ts";
+import { noted } from "../../tests/messages.ts";
+import { mmsg } from "./messages.ts";
 import { expectNoListeners, expectThat, settle, type Dimension, type Model, type Real } from "./model.ts";
 
 /** The bytes of the fixture's answer line to an echo call (its newline not counted). */
@@ -31,13 +33,13 @@ export class AtCap extends Step {
     const id = received(r.log(), "tools/call").find((msg) => msg.params?.arguments?.t === call.tag)?.id;
     const bytes = echoLineBytes(id, value);
     const over = bytes > m.lineCap;
-    expectOutcome(outcome, over ? { code: "MCP_PROTOCOL_ERROR" } : { value: { content: value } }, "rubric/handshake", `${step}: ${bytes} bytes, maxLineBytes ${m.lineCap}`);
+    expectOutcome(outcome, over ? { code: "MCP_PROTOCOL_ERROR" } : { value: { content: value } }, "rubric/handshake", mmsg("atCapStep", { step, bytes, cap: m.lineCap }));
     if (!over) return;
-    await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", "a line over maxLineBytes");
+    await failHeld(m, r, "MCP_PROTOCOL_ERROR", "rubric/handshake", mmsg("whyLineOverCap"));
     serverGone(m);
   }
   toString(): string {
-    return 'callTool("echo", { value: "x" × n }) // its answer line is exactly maxLineBytes bytes';
+    return noted('callTool("echo", { value: "x" × n })', mmsg("noteAtCap"));
   }
 }
 
@@ -60,18 +62,18 @@ export class SharedSignal extends Step {
     }
     let neverSettled: Settled<unknown> | undefined;
     void never.outcome.then((outcome) => (neverSettled = outcome));
-    const echoed = await settle(echo.outcome, `${step}: the echo`);
+    const echoed = await settle(echo.outcome, mmsg("theEcho", { step }));
     // The echo's answer handed to the other call (matched by anything but its id) is id matching's business.
     const stolen = neverSettled?.status === "fulfilled" ? neverSettled : undefined;
-    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describeOutcome(stolen), expected: "no answer before abort()" });
-    expectOutcome(echoed, { value: { content: SHARED_VALUE } }, "rubric/handshake", `${step}: the echo`);
-    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === never.tag), "the server receiving the call").catch(() => {});
+    expectThat(!stolen, "rubric/id-matching", "otherAnswer", { step: `${step}: callTool("never")`, actual: stolen && describeOutcome(stolen), expected: mmsg("noAnswerBeforeAbort") });
+    expectOutcome(echoed, { value: { content: SHARED_VALUE } }, "rubric/handshake", mmsg("theEcho", { step }));
+    await waitFor(() => received(r.log(), "tools/call").some((msg) => msg.params?.arguments?.t === never.tag), mmsg("waitCall")).catch(() => {});
     controller.abort(new Error("stopped by the model"));
     expectOutcome(await settle(never.outcome, step), { code: "MCP_ABORTED" }, "rubric/lifecycle", step);
     expectNoListeners(signal, step);
   }
   toString(): string {
-    return `callTool("echo", { value: "${SHARED_VALUE}" }, { signal }) and callTool("never", {}, { signal }) on one signal; once the echo resolved, abort()`;
+    return mmsg("sharedSignalStep", { echo: `callTool("echo", { value: "${SHARED_VALUE}" }, { signal })`, never: 'callTool("never", {}, { signal })' });
   }
 }
 
@@ -85,13 +87,13 @@ export class Unserializable extends Step {
     const step = this.toString();
     const tag = r.tag();
     const g = gate(m);
-    m.unwritten.set(tag, { why: "its arguments cannot be serialized", dimension: "rubric/handshake" });
+    m.unwritten.set(tag, { why: mmsg("whyUnserializable"), dimension: "rubric/handshake" });
     const args: Record<string, unknown> = { value: "loop", t: tag };
     args.self = args;
     const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", args))), step);
     expectOutcome(outcome, { code: g ? ["MCP_INVALID_ARGUMENT", g.code] : "MCP_INVALID_ARGUMENT" }, g?.dimension ?? "rubric/handshake", step);
   }
   toString(): string {
-    return 'callTool("echo", args) // args.self === args: JSON cannot hold it';
+    return noted('callTool("echo", args)', mmsg("noteUnserializable"));
   }
 }

@@ -8,6 +8,7 @@
 // any other listener) and records which steps were under way when it arrived; the run turns
 // it into a finding of the step it came from (see run.ts, attribute).
 
+import { mmsg } from "./messages.ts";
 import type { Dimension } from "./model.ts";
 
 /** One escaped error and where it arrived. */
@@ -27,7 +28,7 @@ const MAX_ERROR_CHARS = 300;
 
 const recorded: Escape[] = [];
 const liveSides = new Set<object>();
-let current: { step: string; dimension: Dimension } = { step: "(before the first step)", dimension: "rubric/lifecycle" };
+let current: { step: string; dimension: Dimension } = { step: mmsg("beforeFirstStep"), dimension: "rubric/lifecycle" };
 let watchers = 0;
 
 // The error's message (or what it is, when it is not an Error), on one line.

@@ -4,6 +4,7 @@
 
 import type { Settled } from "../../tests/support.ts";
 import { describeOutcome, settled } from "../support-edges.ts";
+import { mmsg } from "./messages.ts";
 import { expectThat, type Dimension, type Model, type Real } from "./model.ts";
 
 /** An expected outcome: a value (compared as JSON) or a rejection code. */
@@ -17,9 +18,9 @@ interface Gate {
 
 // The rejection the contract requires before anything is written, if any.
 export function gate(m: Model): Gate | undefined {
-  if (m.closed) return { code: "CLIENT_CLOSED", dimension: "rubric/lifecycle", why: "close() was called" };
-  if (!m.initialized) return { code: "MCP_NOT_INITIALIZED", dimension: "rubric/handshake", why: "no initialized server" };
-  if (m.held.length >= m.config.maxPending) return { code: "MCP_BUSY", dimension: "rubric/lifecycle", why: `maxPending ${m.config.maxPending} reached` };
+  if (m.closed) return { code: "CLIENT_CLOSED", dimension: "rubric/lifecycle", why: mmsg("whyClosed") };
+  if (!m.initialized) return { code: "MCP_NOT_INITIALIZED", dimension: "rubric/handshake", why: mmsg("whyNotInitialized") };
+  if (m.held.length >= m.config.maxPending) return { code: "MCP_BUSY", dimension: "rubric/lifecycle", why: mmsg("whyFull", { max: m.config.maxPending }) };
   return undefined;
 }
 

@@ -9,6 +9,7 @@ import { liveClientTimers, processesStarted, received, startupWithin, waitFor } 
 import { clientProcessPid, startedCount } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
 import { expectOutcome, startCall } from "./expect.ts";
+import { noted } from "../../tests/messages.ts";
 import { mmsg } from "./messages.ts";
 import { describeOutcome, killServer, serverGone, settled } from "../support-edges.ts";
 import { expectNoServer, expectThat, GIVEN_ENV, hangs, ODD_ARGS, PLATFORM_ENV, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
@@ -28,8 +29,8 @@ export class Init extends Step {
       const inits = () => r.log().filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
       const before = inits();
       const outcome = await settle(call(), step);
-      expectThat(outcome.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: "resolve (already initialized)", actual: outcome.status === "rejected" ? outcome.reason?.code : "" });
-      expectThat(inits() === before, "rubric/handshake", "outcome", { step, expected: "no second initialize request", actual: `${inits() - before} more` });
+      expectThat(outcome.status === "fulfilled", "rubric/handshake", "outcome", { step, expected: mmsg("expectAlreadyInit"), actual: outcome.status === "rejected" ? outcome.reason?.code : "" });
+      expectThat(inits() === before, "rubric/handshake", "outcome", { step, expected: mmsg("expectNoSecondInit"), actual: mmsg("countMore", { count: inits() - before }) });
       return;
     }
     r.handshake(this.mode);
@@ -64,7 +65,7 @@ export class Init extends Step {
     const dimension = restart || this.mode === "exit" ? "rubric/lifecycle" : "rubric/handshake";
     expectOutcome(outcome, { code: this.mode === "exit" ? "MCP_PROCESS_EXIT" : ["MCP_ERROR", "MCP_PROTOCOL_ERROR"] }, dimension, step);
     await expectNoServer(r, step).catch(() => {
-      throw new Violation("rubric/handshake", mmsg("alive", { step: `${step} (a failed handshake stops its child)`, pids: r.pids().filter(isAlive).join(", ") }));
+      throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("failedHandshakeStops", { step }), pids: r.pids().filter(isAlive).join(", ") }));
     });
     // The server is gone, so its log is complete: a notice sent with the request shows here.
     const early = r.log().slice(mark).some((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
@@ -72,11 +73,11 @@ export class Init extends Step {
   }
   // Both concurrent calls end alike, and the server got one initialize request for them.
   private async shared(r: Real, step: string, second: ReturnType<typeof settled>, first: Awaited<ReturnType<typeof settle>>, mark: number): Promise<void> {
-    const other = await settle(second, `${step} (the second, concurrent call)`);
+    const other = await settle(second, mmsg("secondConcurrent", { step }));
     const same = (other.status === "fulfilled") === (first.status === "fulfilled");
-    expectThat(same, "rubric/handshake", "outcome", { step: `${step} ×2 at once`, expected: `both ${first.status === "fulfilled" ? "resolve" : "reject"}`, actual: describeOutcome(other) });
+    expectThat(same, "rubric/handshake", "outcome", { step: mmsg("twiceAtOnce", { step }), expected: mmsg(first.status === "fulfilled" ? "bothResolve" : "bothReject"), actual: describeOutcome(other) });
     const since = r.log().slice(mark).filter((e) => e.dir === "in" && e.msg?.method === "initialize").length;
-    expectThat(since <= 1, "rubric/handshake", "doubleInit", { step: `${step} ×2 at once`, count: since });
+    expectThat(since <= 1, "rubric/handshake", "doubleInit", { step: mmsg("twiceAtOnce", { step }), count: since });
   }
   private async answered(m: Model, r: Real, step: string, outcome: Awaited<ReturnType<typeof settle>>, restart: boolean): Promise<void> {
     const busy = outcome.status === "rejected" && outcome.reason?.code === "MCP_BUSY";
@@ -88,7 +89,7 @@ export class Init extends Step {
       const answer = log.findLastIndex((e) => e.dir === "out" && e.msg?.result?.protocolVersion !== undefined);
       return answer >= 0 && log.findLastIndex((e) => e.dir === "in" && e.msg?.method === "notifications/initialized") > answer;
     };
-    await waitFor(noticed, "the server reading notifications/initialized").catch(() => {});
+    await waitFor(noticed, mmsg("waitNotice")).catch(() => {});
     expectThat(noticed(), "rubric/handshake", "noNotice", { step });
     if (restart) {
       // The old server may still linger (a crash followed at once by a handshake makes it
@@ -99,15 +100,15 @@ export class Init extends Step {
       const pid = r.client.pid;
       const old = r.pids().filter((p) => p !== pid && isAlive(p));
       for (const p of old) killServer(p);
-      await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), "the client reaping the old server").catch(() => {});
-      if (old.length > 0) await waitFor(() => !r.client.initialized, "the client taking in the old server's exit").catch(() => {});
-      expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: `${step} (then the old server exited)`, actual: r.client.initialized, expected: true });
+      await waitFor(() => old.every((p) => !existsSync(`/proc/${p}`)), mmsg("waitReapOld")).catch(() => {});
+      if (old.length > 0) await waitFor(() => !r.client.initialized, mmsg("waitOldExitSeen")).catch(() => {});
+      expectThat(r.client.initialized && r.client.pid === pid && pid !== undefined, "rubric/lifecycle", "initialized", { step: mmsg("thenOldExited", { step }), actual: r.client.initialized, expected: true });
     }
     m.initialized = true;
     m.serverRunning = true;
   }
   toString(): string {
-    return this.mode === "answer" ? "initialize() twice at once" : `initialize() // the server ${this.mode === "error" ? "answers a JSON-RPC error" : "exits during the handshake"}`;
+    return this.mode === "answer" ? mmsg("initTwice") : noted("initialize()", mmsg(this.mode === "error" ? "noteInitError" : "noteInitExit"));
   }
 }
 
@@ -136,10 +137,10 @@ export class Inspect extends Step {
     expectThat(extra.length === 0, "rubric/process", "inspectEnv", { step, names: extra.slice(0, 5).join(", ") });
     // PATH at least is the client's own (an empty allowlist leaves the server without one).
     const path = seen.env?.PATH;
-    expectThat(process.env.PATH === undefined || path === process.env.PATH, "rubric/process", "inspectPath", { step, actual: path === undefined ? "unset" : JSON.stringify(path.slice(0, 120)) });
+    expectThat(process.env.PATH === undefined || path === process.env.PATH, "rubric/process", "inspectPath", { step, actual: path === undefined ? mmsg("unset") : JSON.stringify(path.slice(0, 120)) });
   }
   toString(): string {
-    return 'callTool("inspect") // what the server got: argv, env, its parent';
+    return noted('callTool("inspect")', mmsg("noteInspect"));
   }
 }
 
@@ -155,7 +156,7 @@ export class Stderr extends Step {
     expectOutcome(outcome, { value: { written: 1_000_000 } }, "rubric/process", step);
   }
   toString(): string {
-    return 'callTool("stderr", { bytes: 1000000 }) // far past maxStderrBytes; answered once stderr took it all';
+    return noted('callTool("stderr", { bytes: 1000000 })', mmsg("noteStderr"));
   }
 }
 
@@ -174,14 +175,14 @@ export class Defaults extends Step {
     const ws = createFixtureWorkspace("lab33-model-defaults-");
     const client = new McpClient(ws.command({ selfDestructMs: 60_000, scenarios: ["string-id-error"] }));
     try {
-      const init = await startupWithin(ws, settled(Promise.resolve().then(() => client.initialize())), "initialize() with default options");
+      const init = await startupWithin(ws, settled(Promise.resolve().then(() => client.initialize())), mmsg("defaultInit"));
       expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `${DEFAULT_CLIENT}: initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
       const value = "x".repeat(200_000);
       const echoed = await settle(settled(client.callTool("echo", { value })), step);
       // Rejected by the error answer with the string id: matched by something else than the id itself.
       const stray = echoed.status === "rejected" && echoed.reason?.code === "MCP_ERROR";
       const id = received(ws.log(), "tools/call")[0]?.id;
-      const label = `${DEFAULT_CLIENT}: callTool("echo", { value: "x" × 200000 })${stray ? ` (an error answer with the id ${JSON.stringify(String(id))}, a string, came first)` : ""}`;
+      const label = `${DEFAULT_CLIENT}: callTool("echo", { value: "x" × 200000 })${stray ? mmsg("strayFirst", { id: JSON.stringify(String(id)) }) : ""}`;
       expectOutcome(echoed, { value: { content: value } }, stray ? "rubric/id-matching" : "rubric/handshake", label);
       await errorData(client, DEFAULT_CLIENT);
     } catch (error) {
@@ -189,17 +190,17 @@ export class Defaults extends Step {
       if (error instanceof Violation) error.log ??= ws.log();
       throw error;
     } finally {
-      const closed = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the default client");
+      const closed = await settle(settled(Promise.resolve().then(() => client.close())), mmsg("closeDefault"));
       await ws.cleanup({ closeResolved: closed.status === "fulfilled" });
     }
     void r;
   }
   toString(): string {
-    return 'new McpClient({ executable, args }) (every option at its default): initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), callTool("fail", { noData: true }), callTool("fail", { nest: 100000 }), close()';
+    return mmsg("defaultsStep", { client: "new McpClient({ executable, args })", calls: 'initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), callTool("fail", { noData: true }), callTool("fail", { nest: 100000 }), close()' });
   }
 }
 
-const DEFAULT_CLIENT = "the client with default options";
+const DEFAULT_CLIENT = mmsg("defaultClient");
 
 /** Bytes of error data sent, and the most McpError.data may keep of it (as JSON). */
 const ERROR_DATA = { sent: 300_000, kept: 256 * 1024 };
@@ -237,7 +238,7 @@ const BAD_OPTIONS: Array<[string, Record<string, unknown>]> = [
   ["timeoutMs: 0", { timeoutMs: 0 }],
   ["closeTimeoutMs: -5", { closeTimeoutMs: -5 }],
   ["maxLineBytes: 1.5", { maxLineBytes: 1.5 }],
-  ['args: [""] and 7', { args: ["", 7] }],
+  [mmsg("badArgs"), { args: ["", 7] }],
   ['executable: ""', { executable: "" }],
   ["cwd: 7", { cwd: 7 }],
 ];
@@ -248,7 +249,7 @@ export class BadOptions extends Step {
   }
   async run(_m: Model, r: Real): Promise<void> {
     for (const [label, bad] of BAD_OPTIONS) {
-      let actual = "no error";
+      let actual = mmsg("noError");
       try {
         new McpClient({ executable: process.execPath, args: ["-e", ""], ...bad } as never);
       } catch (error) {
@@ -259,7 +260,7 @@ export class BadOptions extends Step {
     void r;
   }
   toString(): string {
-    return `new McpClient(...) with each of: ${BAD_OPTIONS.map(([label]) => label).join("; ")}`;
+    return mmsg("badOptionsStep", { list: BAD_OPTIONS.map(([label]) => label).join("; ") });
   }
 }
 
@@ -273,21 +274,21 @@ export class Close extends Step {
     if (!m.closed) {
       const during = startCall({ ...m, closed: true } as Model, r, "echo", { value: "during close" });
       m.unwritten.set(during.tag, { why: "close() was running", dimension: "rubric/lifecycle" });
-      expectOutcome(await settle(during.outcome, "callTool during close()"), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "callTool(echo) while close() runs");
-      const init = await settle(settled(Promise.resolve().then(() => r.client.initialize())), "initialize() during close()");
-      expectOutcome(init, { code: "CLIENT_CLOSED" }, "rubric/lifecycle", "initialize() while close() runs");
+      expectOutcome(await settle(during.outcome, mmsg("callDuringClose")), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", mmsg("echoWhileClose"));
+      const init = await settle(settled(Promise.resolve().then(() => r.client.initialize())), mmsg("initDuringClose"));
+      expectOutcome(init, { code: "CLIENT_CLOSED" }, "rubric/lifecycle", mmsg("initWhileClose"));
       await failHeld(m, r, "CLIENT_CLOSED", "rubric/lifecycle", "close()");
     }
     const closed = await settle(closing, step);
     expectOutcome(closed, { value: undefined }, "rubric/process", step);
     const alive = r.pids().filter(isAlive);
-    expectThat(alive.length === 0, "rubric/process", "alive", { step: `${step} resolved`, pids: alive.join(", ") });
+    expectThat(alive.length === 0, "rubric/process", "alive", { step: mmsg("resolved", { step }), pids: alive.join(", ") });
     // Every request of the run has settled: none of their timers may be left.
     const timers = liveClientTimers(r.timersBefore);
-    expectThat(timers.length === 0, "rubric/lifecycle", "timers", { step: `${step} resolved`, count: timers.length, where: timers.slice(0, 2).join("; ") });
+    expectThat(timers.length === 0, "rubric/lifecycle", "timers", { step: mmsg("resolved", { step }), count: timers.length, where: timers.slice(0, 2).join("; ") });
     Object.assign(m, { closed: true, initialized: false, serverRunning: false, dying: false });
   }
   toString(): string {
-    return "close() // and, while it runs, callTool() and initialize()";
+    return noted("close()", mmsg("noteClose"));
   }
 }

@@ -133,14 +133,14 @@ export async function checkInvariants(m: Model, r: Real, step: string): Promise<
     if (banned) throw new Violation(banned.dimension, mmsg("wrote", { step, why: banned.why }));
   }
   const lists = log.filter((e) => e.dir === "in" && e.msg?.method === "tools/list").length;
-  expectThat(lists <= m.lists, "rubric/lifecycle", "wrote", { step, why: "listTools() with an aborted signal" });
+  expectThat(lists <= m.lists, "rubric/lifecycle", "wrote", { step, why: mmsg("whyAbortedList") });
   if (!m.serverRunning && !m.dying) await expectNoServer(r, step);
 }
 
 // Every server the client started is gone, or goes within the hang deadline (the client stops it).
 export async function expectNoServer(r: { pids(): number[] }, step: string): Promise<void> {
   const alive = () => r.pids().filter(isAlive);
-  await waitFor(() => alive().length === 0, "the servers stopping").catch(() => {
+  await waitFor(() => alive().length === 0, mmsg("waitServersStopping")).catch(() => {
     throw new Violation("rubric/process", mmsg("alive", { step, pids: alive().join(", ") }));
   });
 }

@@ -7,6 +7,7 @@ import { received, waitFor } from "../../tests/support.ts";
 import { scriptedCommand } from "../scripted-server.ts";
 import { killServer, pidsRecorded, settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
+import { noted } from "../../tests/messages.ts";
 import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
 import { closedLeavingNothing, expectInitialized, SideStep } from "./side.ts";
@@ -27,7 +28,7 @@ export class PoliteClose extends SideStep {
     await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       await expectInitialized(side);
       const held = settled(side.client.callTool("never", {}));
-      await waitFor(() => received(side.ws.log(), "tools/call").length > 0, "the server receiving callTool(\"never\")").catch(() => {});
+      await waitFor(() => received(side.ws.log(), "tools/call").length > 0, mmsg("waitNever")).catch(() => {});
       // What was alive as each close() resolved, while the model had not ended the server yet.
       let killed = false;
       const aliveAt: Array<number[] | undefined> = [undefined, undefined];
@@ -38,10 +39,10 @@ export class PoliteClose extends SideStep {
       let closedFirst = false;
       const hearing = () => (heard ||= signalsHandled(side.ws) > 0);
       try {
-        expectOutcome(await settle(held, "the pending call"), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", 'callTool("never") pending when close() was called (the server is still there)');
-        await waitFor(() => hearing() || aliveAt.some(Boolean), "the server handling SIGTERM, or close() resolving").catch(() => {});
+        expectOutcome(await settle(held, mmsg("thePendingCall")), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", mmsg("pendingAtClose"));
+        await waitFor(() => hearing() || aliveAt.some(Boolean), mmsg("waitSigterm")).catch(() => {});
         // One more call: its refusal comes back after whatever the two close() calls settled before it.
-        await settle(settled(Promise.resolve().then(() => side.client.initialize())), "initialize() after close()");
+        await settle(settled(Promise.resolve().then(() => side.client.initialize())), mmsg("initAfterClose"));
       } finally {
         closedFirst = aliveAt.some(Boolean) && !hearing();
         killed = true;
@@ -49,9 +50,9 @@ export class PoliteClose extends SideStep {
         for (const pid of side.ws.pids()) killServer(pid);
       }
       for (const [i, close] of closing.entries()) {
-        expectOutcome(await settle(close, `close() #${i + 1}`), { value: undefined }, "rubric/process", `close() #${i + 1} (once the model ended the server)`);
+        expectOutcome(await settle(close, `close() #${i + 1}`), { value: undefined }, "rubric/process", mmsg("closeAfterModelKill", { n: i + 1 }));
         const left = aliveAt[i] ?? [];
-        expectThat(left.length === 0, "rubric/process", "alive", { step: `close() #${i + 1} resolved`, pids: left.join(", ") });
+        expectThat(left.length === 0, "rubric/process", "alive", { step: mmsg("resolved", { step: `close() #${i + 1}` }), pids: left.join(", ") });
       }
       // Only a close() that resolved before the server handled any signal shows a SIGKILL first
       // (a wait that ran out with neither proves nothing, so it is no finding).
@@ -59,7 +60,7 @@ export class PoliteClose extends SideStep {
     });
   }
   toString(): string {
-    return 'a server that ignores SIGTERM ({ closeTimeoutMs: 60000 }): callTool("never"), then close() twice at once // the model ends the server once it heard SIGTERM';
+    return noted(mmsg("ignoresSigterm", { options: "{ closeTimeoutMs: 60000 }", steps: mmsg("closeTwice", { call: 'callTool("never")' }) }), mmsg("noteModelEnds"));
   }
 }
 
@@ -78,7 +79,7 @@ export class ScriptedFaults extends SideStep {
     await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
       await this.fault(side, INIT_LABEL, () => side.client.initialize());
       scriptedCommand(side.ws, { "tools/call": { raw: ["null"] } });
-      await expectInitialized(side, "initialize() (a fresh server, answered in full)");
+      await expectInitialized(side, mmsg("freshServer"));
       await this.fault(side, CALL_LABEL, () => side.client.callTool("echo", { value: "x" }));
     });
   }
@@ -87,16 +88,16 @@ export class ScriptedFaults extends SideStep {
     expectOutcome(await settle(settled(Promise.resolve().then(call)), what), { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
     expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
     await expectNoServer(side.ws, what).catch(() => {
-      throw new Violation("rubric/handshake", mmsg("alive", { step: `${what} (the protocol fault stops the server)`, pids: side.ws.pids().filter(isAlive).join(", ") }));
+      throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStopsServer", { what }), pids: side.ws.pids().filter(isAlive).join(", ") }));
     });
   }
   toString(): string {
-    return `${INIT_LABEL}; then ${CALL_LABEL}`;
+    return mmsg("thenSemicolon", { first: INIT_LABEL, next: CALL_LABEL });
   }
 }
 
-const INIT_LABEL = "initialize() // a scripted server answers without serverInfo";
-const CALL_LABEL = 'initialize() and callTool("echo") // a fresh scripted server answers the call with the line null';
+const INIT_LABEL = noted("initialize()", mmsg("noteNoServerInfo"));
+const CALL_LABEL = noted(mmsg("initAndCall"), mmsg("noteNullLine"));
 
 // A server whose own child holds its stdout and stderr open dies by the model's SIGKILL (the
 // child lives on, and ignores SIGTERM): the exit is what counts, not the pipes' end, so the
@@ -113,15 +114,15 @@ export class ExitPipesHeld extends SideStep {
       // The child records its pid once it ignores SIGTERM (the server recorded its own first).
       await pidsRecorded(side.ws, 2);
       const held = settled(side.client.callTool("never", {}));
-      await waitFor(() => received(side.ws.log(), "tools/call").length > 0, 'the server receiving callTool("never")').catch(() => {});
+      await waitFor(() => received(side.ws.log(), "tools/call").length > 0, mmsg("waitNever")).catch(() => {});
       killServer(side.ws.pids()[0]);
-      const label = 'callTool("never"), then SIGKILL to the server only';
+      const label = mmsg("killOnly");
       expectOutcome(await settle(held, label), { code: "MCP_PROCESS_EXIT" }, "rubric/process", label);
-      await closedLeavingNothing(side, "close() (the server was killed, its child ignores SIGTERM)");
+      await closedLeavingNothing(side, mmsg("closeAfterKill"));
     });
   }
   toString(): string {
-    return 'a server whose child holds its pipes and ignores SIGTERM: callTool("never"), then SIGKILL to the server only (its child lives on), then close()';
+    return mmsg("pipesHeldStep", { kill: mmsg("killOnly") });
   }
 }
 
@@ -134,13 +135,13 @@ export class WriteAfterStdinClosed extends SideStep {
   async side(): Promise<void> {
     await this.withSide({ timeoutMs: 60_000 }, {}, async (side) => {
       await expectInitialized(side);
-      const last = 'callTool("echo", { closeStdin: true }) // the server stops reading as it answers';
+      const last = noted('callTool("echo", { closeStdin: true })', mmsg("noteStopsReading"));
       expectOutcome(await settle(settled(side.client.callTool("echo", { value: "last", closeStdin: true })), last), { value: { content: "last" } }, "rubric/lifecycle", last);
-      const next = 'callTool("echo") // its write fails (EPIPE); timeoutMs 60000';
+      const next = noted('callTool("echo")', mmsg("noteWriteFails"));
       expectOutcome(await settle(settled(side.client.callTool("echo", { value: "into a closed pipe" })), next), { code: CONTRACT_CODES }, "rubric/lifecycle", next);
     });
   }
   toString(): string {
-    return 'callTool("echo", { closeStdin: true }), then callTool("echo") // the second write fails; { timeoutMs: 60000 }';
+    return noted(mmsg("then", { first: 'callTool("echo", { closeStdin: true })', next: 'callTool("echo")' }), mmsg("noteSecondWriteFails", { options: "{ timeoutMs: 60000 }" }));
   }
 }

@@ -13,6 +13,7 @@ import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
 import { settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
+import { noted } from "../../tests/messages.ts";
 import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
@@ -78,7 +79,7 @@ export abstract class SideStep extends Step {
       if (error instanceof Violation) error.log ??= ws.log();
       throw error;
     } finally {
-      const outcome = await settle(settled(Promise.resolve().then(() => client.close())), "close() of the side client");
+      const outcome = await settle(settled(Promise.resolve().then(() => client.close())), mmsg("closeSide"));
       this.lastLog = ws.log();
       await ws.cleanup({ closeResolved: outcome.status === "fulfilled" });
     }
@@ -110,7 +111,7 @@ export class SpawnMissing extends SideStep {
       }
       throw error;
     } finally {
-      await settle(settled(Promise.resolve().then(() => client.close())), "close() of the client without a server");
+      await settle(settled(Promise.resolve().then(() => client.close())), mmsg("closeNoServer"));
       dir.cleanup();
     }
   }
@@ -130,11 +131,11 @@ export class FaultThenClose extends SideStep {
       await expectInitialized(side);
       const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
       expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
-      await closedLeavingNothing(side, "close() resolved");
+      await closedLeavingNothing(side, mmsg("resolved", { step: "close()" }));
     });
   }
   toString(): string {
-    return 'a server that ignores SIGTERM ({ closeTimeoutMs: 300 }): callTool("echo", { garble: true }) (the answer is [1,2,3]), then at once close()';
+    return mmsg("ignoresSigterm", { options: "{ closeTimeoutMs: 300 }", steps: mmsg("garbleThenClose", { call: 'callTool("echo", { garble: true })' }) });
   }
 }
 
@@ -149,22 +150,22 @@ export class HandshakeTimeout extends SideStep {
       const init = await initialized(side, "initialize()");
       expectOutcome(init, { code: "MCP_TIMEOUT" }, "rubric/handshake", "initialize()");
       await expectNoServer(side.ws, "initialize()").catch(() => {
-        throw new Violation("rubric/handshake", mmsg("alive", { step: "initialize() (a failed handshake stops its child)", pids: side.ws.pids().filter(isAlive).join(", ") }));
+        throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("failedHandshakeStops", { step: "initialize()" }), pids: side.ws.pids().filter(isAlive).join(", ") }));
       });
       const early = side.ws.log().some((e) => e.dir === "in" && e.msg?.method === "notifications/initialized");
       expectThat(!early, "rubric/handshake", "earlyNotice", { step: "initialize()" });
     });
   }
   toString(): string {
-    return "initialize() // the server never answers; { timeoutMs: 300 }";
+    return noted("initialize()", mmsg("noteHandshakeTimeout", { options: "{ timeoutMs: 300 }" }));
   }
 }
 
 /** Side clients whose server breaks the handshake or the framing: each must end in MCP_PROTOCOL_ERROR, server stopped. */
 const FAULTS: Record<"version" | "endless" | "garbage", { fixture: FixtureOptions; on: "initialize" | "call"; label: string }> = {
-  version: { fixture: { scenarios: ["bad-version"] }, on: "initialize", label: 'initialize() // the server answers protocolVersion "1999-01-01"' },
-  endless: { fixture: { scenarios: ["oversized"], floodBytes: 400_000 }, on: "call", label: 'callTool("echo") // the server sends a line that never ends (400 kB, no "\\n"); maxLineBytes 2048' },
-  garbage: { fixture: { scenarios: ["stdout-pollution"] }, on: "call", label: 'callTool("echo") // the server writes the line "ready" (not JSON) before its answer' },
+  version: { fixture: { scenarios: ["bad-version"] }, on: "initialize", label: noted("initialize()", mmsg("noteBadVersion")) },
+  endless: { fixture: { scenarios: ["oversized"], floodBytes: 400_000 }, on: "call", label: noted('callTool("echo")', mmsg("noteEndless")) },
+  garbage: { fixture: { scenarios: ["stdout-pollution"] }, on: "call", label: noted('callTool("echo")', mmsg("noteGarbage")) },
 };
 
 export class ProtocolFault extends SideStep {
@@ -186,7 +187,7 @@ export class ProtocolFault extends SideStep {
       expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
       expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
       await expectNoServer(side.ws, what).catch(() => {
-        throw new Violation("rubric/handshake", mmsg("alive", { step: "the protocol fault (it stops the server)", pids: side.ws.pids().filter(isAlive).join(", ") }));
+        throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStops"), pids: side.ws.pids().filter(isAlive).join(", ") }));
       });
     });
   }

@@ -35,6 +35,6 @@ describe("evidence/abort", () => {
     const wrote = received(h.log(), "tools/call").filter((m) => m.params?.arguments?.tag === "pre-aborted");
     check(wrote.length === 0, msg("wroteAfterAbort", { what: wrote[0] }));
     check(h.client.pendingCount === 0, msg("pendingLeft", { when: say("abort ", "abort"), count: h.client.pendingCount }));
-    await expectCleanShutdown(h, "abort");
+    await expectCleanShutdown(h, say("abort ", "abort"));
   });
 });

@@ -19,6 +19,6 @@ describe("evidence/out-of-order", () => {
     expect(answers.map((m) => m.result.content)).toEqual(["fast", "slow"]);
     const calls = received(h.log(), "tools/call");
     expect(new Set(calls.map((c) => c.id)).size).toBe(calls.length);
-    await expectCleanShutdown(h, "out-of-order");
+    await expectCleanShutdown(h, say("乱序响应", "out-of-order"));
   });
 });

@@ -27,6 +27,6 @@ describe("evidence/timeout", () => {
     check(JSON.stringify(release) === JSON.stringify({ content: "release" }), msg("lateAnswerMatched", { actual: release }));
     const after = await within(next, "callTool(echo next)");
     check(JSON.stringify(after) === JSON.stringify({ content: "next" }), msg("lateAnswerMatched", { actual: after }));
-    await expectCleanShutdown(h, "timeout");
+    await expectCleanShutdown(h, say("超时", "timeout"));
   });
 });
