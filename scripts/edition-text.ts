@@ -27,8 +27,8 @@ export function unlinkMissing(markdown: string, dir: string): string {
 
 const NOTE = {
   excerpt: {
-    zh: "> （学员版省略了这段参考实现的代码摘录：这正是你要在 `labs/33-mcp-lite/starter/src/` 里自己写的部分。）",
-    en: "> (The student edition leaves out this excerpt of the reference implementation: it is the part you write yourself in `labs/33-mcp-lite/starter/src/`.)",
+    zh: "> （学员版省略了这段参考实现的代码摘录：这正是你要在 `{lab}/starter/src/` 里自己写的部分。）",
+    en: "> (The student edition leaves out this excerpt of the reference implementation: it is the part you write yourself in `{lab}/starter/src/`.)",
   },
   command: {
     zh: "> （这条命令需要参考实现，只在讲师的工作簿里运行，学员版不含。）",
@@ -89,7 +89,8 @@ function filterLines(text: string, lang: "zh" | "en"): { out: string[]; cuts: Ar
       while (close < lines.length && !lines[close]!.startsWith("```")) close++;
       const body = lines.slice(open + 1, close);
       const fromSolution = marker?.[1] === "snippet" && /solution\//.test(marker[2]!);
-      if (fromSolution) out.push(NOTE.excerpt[lang]);
+      // (The lab the excerpt is from: its starter is where the learner writes that part.)
+      if (fromSolution) out.push(NOTE.excerpt[lang].replace("{lab}", /^(labs\/[^/]+)\//.exec(marker[2]!)?.[1] ?? "labs/33-mcp-lite"));
       else if (marker?.[1] === "run" && body.some(unavailableCommand)) {
         out.push(NOTE.command[lang]);
         cuts.push({ line: open + 2, text: body.find(unavailableCommand)! });

@@ -43,7 +43,7 @@ const MESSAGES = {
     importFailed: "导入检查没有通过：{message}",
     importOk: "   通过（{exports}）",
     running: "③ 运行证据测试（时限 {limit} 秒）…",
-    watchHint: "（想在保存后自动重跑：npm run {script} -- --watch）",
+    watchHint: "（想在保存后自动重跑：npm run {script} --watch）",
     runningFiles: "③ 运行 LAB_TEST_FILES 指定的测试：{files}（时限 {limit} 秒）…",
     stopped: "运行超过 {limit} 秒被终止（同步死循环？永不返回的 close()？）。",
     stillRunning: "当时仍未结束的测试：{tests}",
@@ -64,7 +64,7 @@ const MESSAGES = {
     importFailed: "The import check failed: {message}",
     importOk: "   ok ({exports})",
     running: "3. evidence tests (limit {limit} s) …",
-    watchHint: "(to rerun on every save: npm run {script} -- --watch)",
+    watchHint: "(to rerun on every save: npm run {script} --watch)",
     runningFiles: "3. the tests LAB_TEST_FILES names: {files} (limit {limit} s) …",
     stopped: "The run was stopped after {limit} s (an endless synchronous loop? a close() that never resolves?).",
     stillRunning: "Tests still running then: {tests}",
@@ -201,8 +201,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   if (options.watch) console.log(watchWords(lang, "noTty"));
   const code = await oneRun(target, options);
   // The way into watch mode, said once a run has failed (a learner at work), never inside it.
+  // (The same command with --watch: the lab and the language it was run with.)
   const script = options.target === "starter" || options.target === "solution" ? `lab:${options.target}` : undefined;
-  if (code !== 0 && !options.watch && script) console.log(say(lang, "watchHint", { script }));
+  const flags = [...(options.lab === DEFAULT_LAB ? [] : ["--lab", options.lab]), ...(lang === "en" ? ["--lang", "en"] : [])].join(" ");
+  if (code !== 0 && !options.watch && script) console.log(say(lang, "watchHint", { script: flags ? `${script} -- ${flags}` : `${script} --` }));
   return code;
 }
 
