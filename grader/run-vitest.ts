@@ -4,7 +4,8 @@
 // result channel (sandbox/channel.ts), never from a file or from its stdout (which the
 // submission shares).
 
-import { chmodSync, copyFileSync, existsSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { bound, type BoundedOutcome } from "./bounded-run.ts";
@@ -172,11 +173,54 @@ export function stillAlive(seen: Map<number, ProcInfo>): ProcInfo[] {
 // client's host, anything it starts) can then neither read its memory (/proc/<pid>/mem), nor
 // take its file descriptors (pidfd_getfd), nor ptrace it. Root reads it anyway, so this holds
 // where the run is not root: always inside the sandbox, and for a non-root grader without one.
-export function executeOnlyNode(gradeDir: string): string {
+// The copy is made once per Node binary and kept (NODE_CACHE below); each grade links it into
+// its own folder, instead of copying 100 MB before vitest can start.
+export function executeOnlyNode(gradeDir: string, cache = NODE_CACHE): string {
   const copy = join(gradeDir, "node");
-  if (!existsSync(copy)) {
-    copyFileSync(process.execPath, copy);
-    chmodSync(copy, 0o111);
+  if (existsSync(copy)) return copy;
+  const kept = keptExecuteOnlyNode(cache);
+  if (kept) {
+    try {
+      linkSync(kept, copy);
+      return copy;
+    } catch {
+      // another filesystem, or links refused: a copy of its own
+    }
   }
+  copyFileSync(process.execPath, copy);
+  chmodSync(copy, 0o111);
   return copy;
+}
+
+/** Where the execute-only copies are kept: a folder of the grader's user, nobody else's. */
+export const NODE_CACHE = join(tmpdir(), `lab-grader-node-${process.getuid?.() ?? "user"}`);
+
+// The kept execute-only copy of this Node binary, made when missing; undefined when the folder
+// is not the grader's own (another user's, a link, open to others) or cannot be written. Only
+// the grader's user (or root) can change what is in it; a grade's processes run as other users
+// in the sandbox, and without one as that user, who could change the project itself anyway.
+function keptExecuteOnlyNode(cache: string): string | undefined {
+  try {
+    try {
+      mkdirSync(cache, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
+    }
+    const dir = lstatSync(cache);
+    if (!dir.isDirectory() || (process.getuid && dir.uid !== process.getuid()) || (dir.mode & 0o077) !== 0) return undefined;
+    const source = statSync(process.execPath);
+    const name = `node-${source.dev}-${source.ino}-${source.size}-${Math.trunc(source.mtimeMs)}`;
+    const kept = join(cache, name);
+    const st = lstatSync(kept, { throwIfNoEntry: false });
+    if (st && st.isFile() && (st.mode & 0o7777) === 0o111 && st.size === source.size && (!process.getuid || st.uid === process.getuid())) return kept;
+    // Missing or not as made: made again, and the copies of other Node binaries dropped.
+    for (const entry of readdirSync(cache)) if (entry.startsWith("node-")) rmSync(join(cache, entry), { force: true });
+    const temp = join(cache, `.${name}.${process.pid}`);
+    copyFileSync(process.execPath, temp);
+    chmodSync(temp, 0o111);
+    renameSync(temp, kept);
+    return kept;
+  } catch {
+    return undefined;
+  }
 }

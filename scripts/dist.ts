@@ -44,6 +44,7 @@ const STUDENT_FILES = [
   "fixtures/relay/README.md",
   "fixtures/relay/relay-smoke.mjs",
   "scripts/build-relay.mjs",
+  "scripts/build-grader.mjs",
   "scripts/lab-test.mjs",
   "scripts/lab-test.ts",
   "scripts/lab-watch.ts",

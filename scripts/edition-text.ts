@@ -8,10 +8,10 @@ import { dirname, join, resolve } from "node:path";
 
 /** The learner repository's scripts: the two commands of its README, and their parts. */
 export const STUDENT_SCRIPTS: Record<string, string> = {
-  postinstall: "node scripts/build-relay.mjs",
+  postinstall: "node scripts/build-relay.mjs && node scripts/build-grader.mjs",
   test: "npm run typecheck && node scripts/lab-test.mjs starter",
   typecheck: "tsc --noEmit -p .",
-  grade: "tsx grader/cli.ts",
+  grade: "node grader/cli.mjs",
   "lab:starter": "node scripts/lab-test.mjs starter",
   "verify:lesson": "tsx scripts/verify-lesson.ts",
 };
