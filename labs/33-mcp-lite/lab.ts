@@ -181,6 +181,8 @@ const T = {
   ...testsOf("rubric/process", { modelProcess: MODEL_TEST }),
   ...testsOf("rubric/handshake", { modelHandshake: MODEL_TEST }),
   ...testsOf("homework/bounded-stderr", { stderrTail: "keeps a UTF-8 safe tail of at most maxStderrBytes" }),
+  // The stress homework needs no code of its own: the pending map, under load.
+  ...testsOf("homework/stress-100", { stress100: "matches 100 random-delay calls to their answers and leaves nothing pending" }),
 };
 
 /**
@@ -260,10 +262,11 @@ const todos: TodoDef[] = [
     title: { zh: "递增 id + pending Map，按 id 匹配；写之前校验调用输入、限制在途数（MCP_BUSY）", en: "increasing ids and a pending map, answers matched by id; call input checked and in-flight calls capped (MCP_BUSY) before writing" },
     section: "7.1–7.4",
     lesson: `${LESSON}#pending-record`,
-    checks: ["evidence/out-of-order", "rubric/id-matching", "rubric/lifecycle", "rubric/handshake"],
+    checks: ["evidence/out-of-order", "rubric/id-matching", "rubric/lifecycle", "rubric/handshake", "homework/stress-100"],
     // (T.initializedAfter too: the starter's handshake already sends notifications/initialized
-    // after the answer; what it lacks is an answer matched to its request.)
-    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure, T.busyFreed, T.isErrorResult, T.modelIds, T.busyDefault, T.initializedAfter],
+    // after the answer; what it lacks is an answer matched to its request. T.stress100: the
+    // stress homework is this map under load, with no code of its own.)
+    tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure, T.busyFreed, T.isErrorResult, T.modelIds, T.busyDefault, T.initializedAfter, T.stress100],
   },
   { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"], tests: [T.timeout, T.queuedTimeout, T.listDeadline] },
   {
@@ -327,6 +330,13 @@ const todos: TodoDef[] = [
   { tag: "stderr", title: { zh: "有界 stderr（作业）", en: "bounded stderr (homework)" }, section: "7.13", lesson: `${LESSON}#stderr`, checks: ["homework/bounded-stderr"] },
   { tag: "notifications", title: { zh: "服务器通知（作业）", en: "server notifications (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/notifications"] },
   { tag: "cancel-notice", title: { zh: "取消通知（作业）", en: "cancellation notice (homework)" }, section: "10", lesson: `${LESSON}#homework`, checks: ["homework/cancel-notice"] },
+  {
+    tag: "version-negotiation",
+    title: { zh: "协议版本协商加强版：错误写明双方版本，接受双方都支持的较旧版本（作业）", en: "version negotiation, the stronger form: both sides' versions in the error, an older version both support accepted (homework)" },
+    section: "10",
+    lesson: `${LESSON}#homework`,
+    checks: ["homework/version-negotiation"],
+  },
 ];
 
 export const lab: LabManifest = defineLab({

@@ -1,9 +1,9 @@
 // Lab 33's test titles in Simplified Chinese, for the grade report (the manifest's testTitles.zh).
 // Keys are the English titles exactly as the tests write them (tests/evidence, probes, homework).
-// A key matches a whole title; a key that is only the fixed start of a parametrised family
-// (probes/protocol.test.ts: "... stops the server on ${scenario}: ${fault}") matches every title
-// it begins, the longest such key winning, and the rest of the title follows the Chinese text
-// as it is. The model probe's title is the same in every rubric check, so it has one key.
+// Every key is a whole title (the report also takes a key that is only the fixed start of a
+// family of titles, the rest following the translation as it is, but this lab has none: each
+// protocol fault's title is listed whole). The model probe's title is the same in every rubric
+// check, so it has one key.
 
 /** Simplified Chinese titles of lab 33's tests, by English title. A key is a whole title, or the fixed start of titles that go on with a variable part (which the report keeps as it is). */
 export const TEST_TITLES_ZH: Readonly<Record<string, string>> = {
@@ -69,9 +69,15 @@ export const TEST_TITLES_ZH: Readonly<Record<string, string>> = {
   "sends one initialize for concurrent initialize() calls, and none once initialized": "并发的 initialize() 只发送一次 initialize，已初始化后不再发送",
   "sends notifications/initialized only after the initialize answer": "收到 initialize 响应之后才发送 notifications/initialized",
   "fails the handshake on an unsupported protocol version, sends no notifications/initialized and stops the child": "协议版本不受支持时握手失败，不发送 notifications/initialized，并停止子进程",
-  // Parametrised family (probes/protocol.test.ts, PROTOCOL_FAULTS): the report appends " ${scenario}: ${fault}".
-  "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on": "以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器，故障场景：",
-  // A fixed title of its own that starts like the family above (an exact key wins over the prefix).
+  // The protocol faults (probes/protocol.test.ts, PROTOCOL_FAULTS: "... stops the server on ${scenario}: ${fault}"),
+  // each title whole, so that the Chinese label names the fault in Chinese too.
+  "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on non-object: the line [1,2,3]": "服务器发来一行 [1,2,3]（不是 JSON 对象）时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器",
+  'rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on bad-jsonrpc: "jsonrpc": "1.0"': '服务器发来 "jsonrpc": "1.0" 的响应时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器',
+  "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on result-and-error: a response with both result and error": "服务器发来同时带有 result 与 error 的响应时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器",
+  "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on neither: a response with neither result nor error": "服务器发来既没有 result 也没有 error 的响应时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器",
+  "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on oversized: a line over maxLineBytes (65536 bytes) that never ends": "服务器发来超过 maxLineBytes（65536 字节）且永不结束的一行时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器",
+  "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on half-line-exit: half a line, then the server exits": "服务器写出半行数据随后退出时，reject 在途调用（MCP_PROTOCOL_ERROR 或 MCP_PROCESS_EXIT）并停止服务器",
+  'rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on stdout-pollution: a stray line "ready" on stdout': '服务器在 stdout 上多写了一行 "ready" 时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器',
   "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on lines that are no JSON-RPC 2.0 message: null, a batch, a bad or missing jsonrpc, a bad error": "收到不是 JSON-RPC 2.0 消息的行（null、批量消息、jsonrpc 错误或缺失、不合法的 error）时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器",
   "resolves a result of null as sent, keeps an error's data of 0 and of null, and settles nothing with an error whose id is null": "result 为 null 时按原样 resolve，保留 error 中为 0 或 null 的 data，id 为 null 的 error 不 settle 任何调用",
   "refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing": "输入不合法的调用以 MCP_INVALID_ARGUMENT 拒绝，且不写出任何内容",

@@ -64,7 +64,7 @@ describe("every graded test belongs to exactly one TODO", () => {
     const problems: string[] = [];
     for (const todo of todos) {
       for (const own of todo.tests ?? []) {
-        if (!graded.some((g) => g.check === own.check && g.test.includes(own.test))) problems.push(`${todo.tag}: no test "${own.test}" in ${own.check}`);
+        if (!everyTest.some((g) => g.check === own.check && g.test.includes(own.test))) problems.push(`${todo.tag}: no test "${own.test}" in ${own.check}`);
         if (!todo.checks.includes(own.check)) problems.push(`${todo.tag}: owns a test of ${own.check} but does not list the check`);
       }
     }
@@ -92,6 +92,8 @@ describe("what the learner reads about the tests", () => {
     expect(everyTest.filter((t) => !t.label).map((t) => `${t.check} > ${t.test}`)).toEqual([]);
     const unused = Object.keys(TEST_TITLES_ZH).filter((key) => !everyTest.some((t) => t.test.startsWith(key)));
     expect(unused).toEqual([]);
+    // Each title translated whole: no English part of a title carried into the Chinese label.
+    expect(everyTest.filter((t) => !Object.hasOwn(TEST_TITLES_ZH, t.test)).map((t) => t.test)).toEqual([]);
   });
 });
 

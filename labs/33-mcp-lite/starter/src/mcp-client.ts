@@ -12,7 +12,7 @@
 // 评分报告里每个失败的测试下面都写着它属于哪一项（英文报告把第 1 项叫作 pending-map）。
 //
 //   #  标签                          课程章节   评分检查
-//   1  实现 MCP pending request map  §7.1–7.4   evidence/out-of-order, rubric/id-matching, rubric/lifecycle, rubric/handshake
+//   1  实现 MCP pending request map  §7.1–7.4   evidence/out-of-order, rubric/id-matching, rubric/lifecycle, rubric/handshake, homework/stress-100
 //      递增整数 id + Map<id, Pending> 取代 currentResolve；按 id 精确匹配，未知 / 重复 / 字符串 id 一律忽略。
 //      写之前：校验调用输入（工具名是非空字符串、参数是普通对象、timeoutMs 是正整数，否则 MCP_INVALID_ARGUMENT，
 //      见 validate.ts 与 options.ts 的 resolveCallTimeout），
@@ -46,6 +46,8 @@
 //  10  stderr                        §7.13      homework/bounded-stderr
 //  11  notifications                 §10        homework/notifications
 //  12  cancel-notice                 §10        homework/cancel-notice
+//  13  version-negotiation           §10        homework/version-negotiation
+//      （homework/stress-100 没有自己的 TODO：它是第 1 项的 pending 表在 100 个乱序调用下的表现。）
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
@@ -126,6 +128,7 @@ export class McpClient extends UnsafeClient {
   }
 
   // TODO(handshake): share one in-flight handshake, check the answer and its protocol version.
+  // TODO(version-negotiation): (homework) the refusal names both sides' versions; an older version both support is accepted.
   async initialize(): Promise<InitializeResult> {
     if (!this.child) {
       // TODO(process): a process group of its own (detached), so close() reaches grandchildren.
