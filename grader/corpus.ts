@@ -30,6 +30,9 @@ export interface CorpusExpectation {
   needsSandbox?: boolean;
   /** Graded with `--sandbox off` too: the layer it proves holds without the OS sandbox. */
   sandboxOff?: boolean;
+  /** The overall status with `--sandbox off`, where it differs (a guard's violation record
+   *  reaches the run from a host without a root of its own, and makes the grade an error). */
+  statusSandboxOff?: CheckStatus;
   /** Overall deadline for this entry's grade, in ms (entries that can only end at the deadline). */
   deadlineMs?: number;
   /**

@@ -14,7 +14,7 @@
 // A refusal throws "imports outside the submission: <file:line> (<specifier>)" and appends
 // a line to $LAB_VIOLATION_LOG, so the grade is an error even when the submission catches it.
 import { appendFileSync, realpathSync } from "node:fs";
-import Module, { register } from "node:module";
+import Module, { createRequire, register, syncBuiltinESMExports } from "node:module";
 import { allowedTarget, escapesCopy, forbiddenPackage, inside, isBuiltin, policyFromEnv, TOOLING, toPath, whereImported } from "./policy.mjs";
 
 const policy = policyFromEnv();
@@ -122,4 +122,22 @@ if (policy) {
   // the checked dynamic import above, and eval/Function import() fails in vitest's VM
   // context; a hook there would cost a loader thread per worker for nothing.
   if (strict) register(new URL("./guard-hooks.mjs", import.meta.url), { data: { policy, strict, log } });
+  // A worker thread loads its own modules on a loader of its own, which the hooks above never
+  // see (Node 20 does not give a thread the hooks its parent registered): where the submission
+  // runs natively, no worker threads. Replaced in the module's exports before the submission
+  // can import it, so require, getBuiltinModule and an ESM import all find the refusal.
+  if (strict) refuseWorkerThreads();
+}
+
+// worker_threads.Worker as a constructor that refuses, and records the refusal like an import.
+function refuseWorkerThreads() {
+  const threads = createRequire(import.meta.url)("node:worker_threads");
+  const Refused = function Worker(/** @type {unknown} */ entry) {
+    const spec = entry instanceof URL ? entry.href : String(entry).slice(0, 200);
+    const error = refuse(submissionFrame() || undefined, spec);
+    error.message = `${error.message}: worker threads are not available to the client in a grade`;
+    throw error;
+  };
+  Object.defineProperty(threads, "Worker", { value: Refused, writable: false, configurable: false, enumerable: true });
+  syncBuiltinESMExports();
 }
