@@ -7,7 +7,7 @@
 // (grader/cli.mjs) whenever a file it was built from changed; a bundle that is stale and
 // cannot be rebuilt is never run: the launcher then runs the TypeScript through tsx.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -84,6 +84,8 @@ export async function buildBundle(outDir = OUT_DIR) {
   ].join("\n");
   const result = await build({
     stdin: { contents: entry, resolveDir: ROOT, sourcefile: ENTRY_NAME, loader: "js" },
+    // The metafile's input paths are relative to it, whatever folder the grade was started in.
+    absWorkingDir: ROOT,
     bundle: true,
     format: "esm",
     platform: "node",
@@ -112,9 +114,9 @@ function recordInputs(/** @type {string[]} */ inputs, /** @type {string[]} */ la
   /** @type {Inputs} */
   const recorded = { labs, inputs: {} };
   for (const input of inputs) {
-    if (input === "<stdin>" || input === ENTRY_NAME || input.includes("node_modules/")) continue;
+    if (input === ENTRY_NAME || input.includes("node_modules/")) continue;
     const st = statSync(join(ROOT, input));
-    recorded.inputs[relative(ROOT, join(ROOT, input))] = { size: st.size, mtimeMs: st.mtimeMs };
+    recorded.inputs[input] = { size: st.size, mtimeMs: st.mtimeMs };
   }
   return recorded;
 }

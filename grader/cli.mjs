@@ -7,8 +7,9 @@
 import { pathToFileURL } from "node:url";
 import { buildBundle, bundleIsFresh, bundlePath } from "./cli-bundle.mjs";
 
-let fresh = process.env.LAB_GRADER_TYPESCRIPT !== "1" && bundleIsFresh();
-if (!fresh && process.env.LAB_GRADER_TYPESCRIPT !== "1") {
+const typescript = process.env.LAB_GRADER_TYPESCRIPT === "1";
+let fresh = !typescript && bundleIsFresh();
+if (!fresh && !typescript) {
   try {
     await buildBundle();
     fresh = bundleIsFresh();

@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { copyRefusal, copySubmission, makeFolder, type CopyOutcome } from "./copy-submission.ts";
 import type { ResultHead } from "./grade-result.ts";
+import { MANIFESTS_KEY } from "./cli-bundle.mjs";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, type LabManifest, type Lang } from "./manifest.ts";
 import { todoMarkers } from "./report/progress.ts";
@@ -102,7 +103,7 @@ export async function loadManifest(labId: string): Promise<{ manifest: LabManife
   const labDir = join(ROOT, "labs", labId);
   const file = join(labDir, "lab.ts");
   if (!existsSync(file)) throw new Error(`no lab manifest at ${relative(ROOT, file)}`);
-  const prebuilt = (globalThis as Record<symbol, unknown>)[Symbol.for("lab.prebuiltManifests")] as Record<string, () => Promise<Record<string, unknown>>> | undefined;
+  const prebuilt = (globalThis as Record<symbol, unknown>)[Symbol.for(MANIFESTS_KEY)] as Record<string, () => Promise<Record<string, unknown>>> | undefined;
   const load = prebuilt && Object.hasOwn(prebuilt, labId) ? prebuilt[labId] : undefined;
   const mod = load ? await load() : await import(pathToFileURL(file).href);
   return { manifest: (mod.lab ?? mod.default) as LabManifest, labDir };

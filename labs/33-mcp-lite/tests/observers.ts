@@ -107,6 +107,10 @@ export function installTimerTracker(): void {
 // resource, not 140). Elsewhere origins name lines in messages; the host's formatter is guarded.
 const RAW_FRAMES = process.env.LAB_CLIENT_HOST === "1" && process.env.LAB_IN_HOST !== "1";
 
+/** The bundled harness of the client's host, and every frame of the tracking itself. */
+const HARNESS_BUNDLE = /\.lab-host[\\/]harness\.mjs/;
+const OWN_FRAME = /(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/;
+
 // The first stack frame outside the harness and node's internals: who made the resource.
 function creator(): string {
   if (RAW_FRAMES) return rawCreator();
@@ -120,10 +124,10 @@ function creator(): string {
     const frames = stack.split("\n").slice(1);
     // (In the host the harness is one bundle, .lab-host/harness.mjs, the tracker included: its
     // frames are skipped too, and a resource nothing but the harness made reads "unknown".)
-    const frame = frames.find((line) => /^\s+at /.test(line) && !/(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/.test(line) && !line.includes("node:") && !line.includes("spawn-recorder.ts"));
+    const frame = frames.find((line) => /^\s+at /.test(line) && !OWN_FRAME.test(line) && !line.includes("node:") && !line.includes("spawn-recorder.ts"));
     if (frame) return frame.trim();
     // Nothing but the bundled harness (and node) made it: the harness's own, not the client's.
-    const harness = frames.find((line) => /\.lab-host[\\/]harness\.mjs/.test(line));
+    const harness = frames.find((line) => HARNESS_BUNDLE.test(line));
     return harness?.trim() ?? "unknown";
   } catch {
     return "unknown";
@@ -151,8 +155,8 @@ function rawCreator(): string {
     for (const site of sites as NodeJS.CallSite[]) {
       const file = site.getFileName() ?? "";
       if (file.startsWith("node:") || file.includes("spawn-recorder.ts")) continue;
-      if (/(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/.test(file)) {
-        if (!harness && /\.lab-host[\\/]harness\.mjs/.test(file)) harness = site;
+      if (OWN_FRAME.test(file)) {
+        if (!harness && HARNESS_BUNDLE.test(file)) harness = site;
         continue;
       }
       return `at ${String(site)}`;
