@@ -39,10 +39,10 @@ async function attempt(options: GradeOptions, started: number, sandboxFailed?: s
   try {
     if ("refused" in prepared) return { result: notGraded(plan, prepared.refused) };
     const { folders } = prepared;
-    const preflight = startPreflight(plan, folders);
     // The client host's files (the harness and the bundled submission), built while vitest
-    // starts: no host starts before the gate opens, and the gate waits for them too.
+    // starts: the import check loads the same bundle, and no host starts before the gate opens.
     const hostBundle = buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
+    const preflight = startPreflight(plan, folders, hostBundle);
     const run = await runVitest(runOptions(plan, folders, preflight, hostBundle));
     await hostBundle;
     plan.phases.testsEndMs = Date.now() - started;

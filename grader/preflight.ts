@@ -7,7 +7,8 @@
 import { writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, type GradeFolders, type GradePlan } from "./grade-folders.ts";
+import { makeScratch, ROOT, type GradeFolders, type GradePlan } from "./grade-folders.ts";
+import type { HostBundle } from "./host-bundle.ts";
 import { t } from "./i18n.ts";
 import type { Lang, LabManifest } from "./manifest.ts";
 import { bound, runBounded } from "./bounded-run.ts";
@@ -37,7 +38,7 @@ export interface PreflightRun {
 
 // Stage 3: the type check and the import check, alongside the tests. On this kind of machine
 // that saves most of a second, and a failed check simply stops the run.
-export function startPreflight(plan: GradePlan, folders: GradeFolders): PreflightRun {
+export function startPreflight(plan: GradePlan, folders: GradeFolders, bundle: Promise<HostBundle | undefined>): PreflightRun {
   const { lang, manifest, started, phases } = plan;
   const timed = <T>(name: string, work: Promise<T>): Promise<T> =>
     work.then((value) => {
@@ -45,7 +46,8 @@ export function startPreflight(plan: GradePlan, folders: GradeFolders): Prefligh
       return value;
     });
   const { copy, gradeDir, sandbox, confine } = folders;
-  const smoke = timed("importCheckEndMs", importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine }));
+  const context: SmokeContext = { root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine };
+  const smoke = timed("importCheckEndMs", gradeSmoke(context, bundle, () => makeScratch(join(gradeDir, "import-tsx"), sandbox)));
   const types = timed("typecheckEndMs", typecheck(ROOT, gradeDir, copy, manifest, lang));
   const stopRun = new AbortController();
   const done = Promise.all([types, smoke]).then(([typed, s]) => {
@@ -104,6 +106,8 @@ export interface SmokeContext {
   scratch: string;
   /** The resolution policy ($LAB_CONFINE). */
   confine: string;
+  /** The submission's host bundle, imported in place of the entry (see gradeSmoke). */
+  bundle?: string;
 }
 
 export interface SmokeOutcome {
@@ -114,18 +118,39 @@ export interface SmokeOutcome {
   leftovers: Array<{ pid: number; command: string }>;
   /** The sandbox could not be set up (ns-init's report). */
   setupError?: string;
+  /** The import was still running at its deadline. */
+  hung?: boolean;
+}
+
+// A grade's import check. It imports the submission's host bundle (grader/host-bundle.ts: the
+// very file every client host loads, built anyway) with plain node, which costs about a third
+// of the CPU of compiling the submission through tsx's loader. Any verdict but "loaded" or
+// "hung" is taken again through tsx, in a scratch folder of its own, and that is the verdict
+// reported: the file and line of an import as the learner wrote it (a bundle holds them only
+// through its source map), word for word as the check always said. A hang is not taken again
+// (it would cost the hang's whole wait twice): its place comes from the bundle's source map.
+// Without a bundle (one that could not be built: a syntax error, say) the check runs through
+// tsx at once.
+async function gradeSmoke(context: SmokeContext, bundle: Promise<HostBundle | undefined>, tsxScratch: () => string): Promise<SmokeOutcome> {
+  const built = await bundle.catch(() => undefined);
+  if (!built) return importSmoke(context);
+  const first = await importSmoke({ ...context, bundle: built.submission });
+  if (first.verdict.ok || first.setupError || first.hung) return first;
+  const again = await importSmoke({ ...context, scratch: tsxScratch() });
+  return { ...again, leftovers: [...first.leftovers, ...again.leftovers] };
 }
 
 // Imports the entry module in a child process (sandboxed where possible) with a deadline,
-// under the strict resolution guard, and checks the exports.
+// under the strict resolution guard, and checks the exports: the TypeScript entry through
+// tsx, or the submission's bundle (`context.bundle`) with plain node and its source map.
 export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> {
   const { copy, manifest, lang } = context;
-  const entry = join(copy, manifest.entry);
   const script = join(context.root, "grader", "child", "import-smoke.mjs");
   const tsxLoader = join(context.root, "node_modules", "tsx", "dist", "loader.mjs");
   const violationLog = join(context.scratch, "violations.jsonl");
+  const loader = context.bundle ? ["--enable-source-maps"] : ["--import", pathToFileURL(tsxLoader).href];
   const payload = startPayload({
-    command: [process.execPath, "--max-old-space-size=512", "--import", pathToFileURL(tsxLoader).href, script, entry, String(IMPORT_HANG_MS), ...manifest.requiredExports],
+    command: [process.execPath, "--max-old-space-size=512", ...loader, script, context.bundle ?? join(copy, manifest.entry), String(IMPORT_HANG_MS), ...manifest.requiredExports],
     cwd: context.scratch,
     env: { PATH: process.env.PATH ?? "", HOME: context.scratch, LAB_CONFINE: context.confine, LAB_CONFINE_STRICT: "1", LAB_VIOLATION_LOG: violationLog },
     input: "",
@@ -153,7 +178,8 @@ export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> 
   if ("problem" in violations) return { verdict: { ok: false, message: violations.problem }, refused: true, leftovers };
   if (violations.lines.length > 0) return { verdict: { ok: false, message: violationMessage(violations.lines, lang) }, refused: true, leftovers };
   const verdict = smokeVerdict(out, context);
-  return { verdict, leftovers, ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
+  const hung = !verdict.ok && (out.timedOut || out.verdict?.kind === "hung");
+  return { verdict, leftovers, ...(hung ? { hung } : {}), ...(!verdict.ok && /outside|之外/.test(verdict.message) ? { refused: true } : {}) };
 }
 
 interface PayloadOutcome {

@@ -1,7 +1,7 @@
 // @ts-check
-// Import smoke test, run by the grader in its own process (with tsx's loader, inside the
-// sandbox where there is one) before any test:
-// `node --import tsx import-smoke.mjs <entry file> <hang ms> <export>...`.
+// Import smoke test, run by the grader in its own process (inside the sandbox where there is
+// one) before any test: `node --import tsx import-smoke.mjs <entry file> <hang ms> <export>...`,
+// or `node --enable-source-maps import-smoke.mjs <bundle> ...` for the submission's host bundle.
 // It installs the resolution guard (../sandbox/guard.mjs, strict: everything the submission
 // imports must be inside its copy), imports the submission's entry module, waits for the
 // event loop to turn once (a microtask loop at import starves it), and writes one JSON line
@@ -29,13 +29,15 @@ session.connectToMainThread();
 // The inspector session alone does not keep this thread alive.
 setInterval(() => {}, 60_000);
 const maps = new Map();
+const urls = new Map();
 session.on("Debugger.scriptParsed", (m) => {
   if (m.params.sourceMapURL) maps.set(m.params.scriptId, m.params.sourceMapURL);
+  urls.set(m.params.scriptId, m.params.url);
 });
 function place(frame) {
   let line = frame.location.lineNumber + 1;
   let col = frame.location.columnNumber + 1;
-  let url = frame.url;
+  let url = frame.url || urls.get(frame.location.scriptId) || "";
   const map = maps.get(frame.location.scriptId);
   if (map && map.startsWith("data:")) {
     try {
@@ -44,7 +46,8 @@ function place(frame) {
       if (found && typeof found.originalLine === "number") {
         line = found.originalLine + 1;
         col = found.originalColumn + 1;
-        url = found.originalSource || url;
+        // (A bundle's map names its sources relative to the bundle: grader/host-bundle.ts.)
+        if (found.originalSource) url = new URL(found.originalSource, url || undefined).href;
       }
     } catch {}
   }
