@@ -5,7 +5,7 @@
 // back to back in alternating order, so both see the same minute of a noisy machine.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -16,6 +16,9 @@ export interface GradeSample {
   ms: number;
   /** CPU time (user + system) of the grade's whole process tree, in ms; absent where unknown. */
   cpuMs?: number;
+  /** Where cpuMs comes from: a control group of the grade's own (every process it started,
+   *  wherever reaped), or this process's waited-for children (a lower bound: see childrenCpuMs). */
+  cpuFrom?: "cgroup" | "children";
   /** A grade of the baseline checkout, not of this one. */
   baseline?: boolean;
   exitCode: number | null;
@@ -69,17 +72,82 @@ function childrenCpuMs(): number | undefined {
   }
 }
 
+/** A control group that counts the CPU time of every process in it, however it ends. */
+export interface CpuGroup {
+  /** Where the grade's first process writes its pid ("cgroup.procs"). */
+  procs: string;
+  /** Once the group is empty (a bounded wait): its CPU time in ms, and the group removed. */
+  finish(): number | undefined;
+}
+
+// Where this machine lets a process make control groups that count CPU time: cgroup v2 (the
+// group's cpu.stat, usage_usec) or v1's cpuacct hierarchy (cpuacct.usage, ns). Needs write
+// access to the hierarchy (root, or a delegated subtree): undefined where there is none, and
+// the bench falls back to childrenCpuMs.
+export function makeCpuGroup(name: string, hierarchies = ["/sys/fs/cgroup", "/sys/fs/cgroup/cpuacct"]): CpuGroup | undefined {
+  for (const base of hierarchies) {
+    const v2 = existsSync(join(base, "cgroup.controllers")) && existsSync(join(base, "cpu.stat"));
+    const v1 = existsSync(join(base, "cpuacct.usage"));
+    if (!v2 && !v1) continue;
+    const dir = join(base, name);
+    try {
+      mkdirSync(dir);
+    } catch {
+      continue;
+    }
+    const usedMs = v2
+      ? () => Number(/^usage_usec (\d+)$/m.exec(readFileSync(join(dir, "cpu.stat"), "utf8"))?.[1]) / 1000
+      : () => Number(readFileSync(join(dir, "cpuacct.usage"), "utf8")) / 1e6;
+    const procs = join(dir, "cgroup.procs");
+    return {
+      procs,
+      finish: () => {
+        // The grade's sandbox reaps its last processes a moment after npm has exited.
+        const busy = () => {
+          try {
+            return readFileSync(procs, "utf8").trim() !== "";
+          } catch {
+            return false;
+          }
+        };
+        for (let wait = 0; wait < 100 && busy(); wait++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        let ms: number | undefined;
+        try {
+          ms = usedMs();
+        } catch {
+          // no figure
+        }
+        try {
+          rmdirSync(dir);
+        } catch {
+          // still in use: left for the machine's own cleanup
+        }
+        return ms !== undefined && Number.isFinite(ms) ? Math.round(ms) : undefined;
+      },
+    };
+  }
+  return undefined;
+}
+
+let groups = 0;
+
 // Runs one full grade of the solution (`--solution`) or of the starter (the default target).
-// Grades run one at a time: the CPU figure is this process's children's time before and after.
+// Grades run one at a time. The CPU figure is that of a control group of the grade's own
+// where the machine allows one (the grade enters it before npm starts: every process it
+// starts is counted, the client hosts included), else this process's children's time before
+// and after.
 export function timeGrade(root: string, target: GradeTarget, baseline = false): Promise<GradeSample> {
   const dir = mkdtempSync(join(tmpdir(), "lab33-bench-grade-"));
   const resultFile = join(dir, "result.json");
   const args = ["run", "--silent", "grade", "--", ...(target === "solution" ? ["--solution"] : []), "--json", resultFile];
+  const group = makeCpuGroup(`lab33-bench-${process.pid}-${groups++}`);
   return new Promise((resolvePromise, reject) => {
     const cpuBefore = childrenCpuMs();
     const began = performance.now();
-    // Its own process group, so a grade that overruns is stopped with everything it started.
-    const child = spawn("npm", args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], detached: true });
+    // Its own process group, so a grade that overruns is stopped with everything it started;
+    // in the CPU group, through a shell that joins it and then becomes npm.
+    const command = group ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec npm "$@"', group.procs, ...args]] as const : ["npm", args] as const;
+    const child = spawn(command[0], [...command[1]], { cwd: root, stdio: ["ignore", "ignore", "pipe"], detached: true });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (text: string) => {
       if (stderr.length < 4_000) stderr += text;
@@ -94,6 +162,7 @@ export function timeGrade(root: string, target: GradeTarget, baseline = false): 
     child.on("error", (error) => {
       clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
+      group?.finish();
       reject(error);
     });
     child.on("exit", (exitCode, signal) => {
@@ -110,7 +179,9 @@ export function timeGrade(root: string, target: GradeTarget, baseline = false): 
         status = signal ? `killed (${signal}) after ${GRADE_DEADLINE_MS} ms` : `no result file; stderr: ${stderr.trim().slice(0, 300)}`;
       }
       rmSync(dir, { recursive: true, force: true });
-      const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? { cpuMs: cpuAfter - cpuBefore } : {};
+      let cpu: Pick<GradeSample, "cpuMs" | "cpuFrom"> = cpuBefore !== undefined && cpuAfter !== undefined ? { cpuMs: cpuAfter - cpuBefore, cpuFrom: "children" } : {};
+      const grouped = group?.finish();
+      if (grouped !== undefined) cpu = { cpuMs: grouped, cpuFrom: "cgroup" };
       resolvePromise({ target, ms, ...cpu, ...(baseline ? { baseline: true } : {}), exitCode, status, ...(phases ? { phases } : {}) });
     });
   });

@@ -1,5 +1,9 @@
 // The benchmark's pure parts: statistics, formatting and goal judging, on made-up figures.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { makeCpuGroup } from "../../bench/grader-timing.ts";
 import { GOAL_LIMITS, judgeGoals, type GoalInputs } from "../../bench/goals.ts";
 import { formatCell, formatRatio, formatValue, renderMarkdown, renderText } from "../../bench/report.ts";
 import type { BenchConfig, BenchResults, Row, Section } from "../../bench/results.ts";
@@ -185,5 +189,50 @@ describe("bench goals", () => {
     expect(goals["grade-cpu-vs-baseline"]?.met).toBe(true); // 1.00x
     expect(goals["grade-solution"]?.detail).toContain("over 1 run(s)");
     expect(byId(judgeGoals(inputs()))["grade-time-vs-baseline"]).toBeUndefined();
+  });
+});
+
+describe("makeCpuGroup (the grade's CPU, counted by a control group)", () => {
+  // A made-up hierarchy: the files the kernel would show, written by the test.
+  const fake = (file: string) => {
+    const base = mkdtempSync(join(tmpdir(), "lab33-cgroup-"));
+    writeFileSync(join(base, file), "0\n");
+    return base;
+  };
+
+  it("is undefined where no hierarchy counts CPU time", () => {
+    const base = mkdtempSync(join(tmpdir(), "lab33-cgroup-"));
+    try {
+      expect(makeCpuGroup("g", [base, join(base, "absent")])).toBeUndefined();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a v1 group's cpuacct.usage (ns) once the group is empty", () => {
+    const base = fake("cpuacct.usage");
+    try {
+      const group = makeCpuGroup("g", [base])!;
+      expect(group.procs).toBe(join(base, "g", "cgroup.procs"));
+      writeFileSync(join(base, "g", "cpuacct.usage"), "1500000000\n");
+      writeFileSync(group.procs, "");
+      expect(group.finish()).toBe(1500);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a v2 group's usage_usec, and says nothing where the figure is missing", () => {
+    const base = fake("cpu.stat");
+    writeFileSync(join(base, "cgroup.controllers"), "cpu\n");
+    try {
+      const group = makeCpuGroup("g", [base])!;
+      writeFileSync(join(base, "g", "cpu.stat"), "usage_usec 2345678\nuser_usec 2000000\n");
+      expect(group.finish()).toBe(2346);
+      const empty = makeCpuGroup("h", [base])!;
+      expect(empty.finish()).toBeUndefined();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
