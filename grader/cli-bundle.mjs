@@ -6,7 +6,7 @@
 // Built by `npm ci` (postinstall: scripts/build-grader.mjs) and again by the launcher
 // (grader/cli.mjs) whenever a file it was built from changed; a bundle that is stale and
 // cannot be rebuilt is never run: the launcher then runs the TypeScript through tsx.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -34,8 +34,24 @@ function labIds() {
     .sort();
 }
 
-/** True when the bundle exists and no file it was built from has changed since. */
+// A file or folder no one but this user (or root) can have written: not a link, owned by this
+// user or root, not writable by group or others. A platform may run the grade as a user of
+// its own and render the result as root (grader/platforms/run-grade.sh): a bundle the graded
+// user could replace must never be what root runs.
+/** @param {string} path */
+export function ownedSafely(path) {
+  try {
+    const st = lstatSync(path);
+    const uid = process.getuid?.();
+    return !st.isSymbolicLink() && (uid === undefined || st.uid === uid || st.uid === 0) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the bundle exists, is safely owned, and no file it was built from has changed since. */
 export function bundleIsFresh(outDir = OUT_DIR) {
+  if (![outDir, bundlePath(outDir), inputsPath(outDir)].every(ownedSafely)) return false;
   /** @type {Inputs} */
   let recorded;
   try {
@@ -123,14 +139,16 @@ function recordInputs(/** @type {string[]} */ inputs, /** @type {string[]} */ la
 
 // Writes the bundle and its inputs under temp names, then renames them into place.
 function writeBundle(/** @type {string} */ outDir, /** @type {Uint8Array} */ contents, /** @type {Inputs} */ recorded) {
-  mkdirSync(outDir, { recursive: true });
+  mkdirSync(outDir, { recursive: true, mode: 0o755 });
+  // (Whatever the umask or an older build left: see ownedSafely.)
+  chmodSync(outDir, 0o755);
   const bundle = bundlePath(outDir);
   const inputs = inputsPath(outDir);
   const temp = `${bundle}.${process.pid}.tmp`;
   const tempInputs = `${inputs}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, contents);
-    writeFileSync(tempInputs, JSON.stringify(recorded));
+    writeFileSync(temp, contents, { mode: 0o644 });
+    writeFileSync(tempInputs, JSON.stringify(recorded), { mode: 0o644 });
     // The inputs last: a reader that sees them finds the bundle they describe.
     rmSync(inputs, { force: true });
     renameSync(temp, bundle);

@@ -10,10 +10,12 @@
 #    left no readable result, a could-not-grade result says so instead.
 # Temp dirs: the trusted steps (locate, validate, render; root when the grade runs as
 # LAB_GRADE_USER) get WORK_DIR/tmp-trusted (mode 700, owner = this script's user) and tsx's
-# compile cache off, the graded side gets WORK_DIR/tmp-graded (mode 700, owned by the grading
-# user). Nothing either side runs reads a path the other side can write: tsx keys its cache in
-# $TMPDIR/tsx-<uid> by content hash without checking who made it, so a shared /tmp would let
-# the graded side plant compiled code that root then runs.
+# compile cache off (tsx runs where the grade's bundle cannot), the graded side gets
+# WORK_DIR/tmp-graded (mode 700, owned by the grading user). Nothing either side runs reads a
+# path the other side can write: tsx keys its cache in $TMPDIR/tsx-<uid> by content hash
+# without checking who made it, so a shared /tmp would let the graded side plant compiled code
+# that root then runs; the grade's bundle (node_modules/.cache/lab-grader) is run only while
+# its owner is the running user or root and no one else may write it.
 # Writes only under WORK_DIR and OUT_FILE (the grader loads its vitest config with Vite's
 # `runner` loader, which writes no bundled copy into node_modules). Returns the grader's exit status (0 pass, 1 fail, 2 could not grade).
 set -uo pipefail
@@ -21,7 +23,10 @@ upload=$1 work=$2 format=$3 out_file=$4
 shift 4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
-tsx=("$(command -v node)" "$source_dir/node_modules/tsx/dist/cli.mjs")
+# The grade command's launcher (grader/cli.mjs): the prebuilt bundle that npm ci made, which it
+# runs only while no one but its owner or root can have written it (cli-bundle.mjs ownedSafely),
+# else grader/cli.ts through tsx.
+grade=("$(command -v node)" "$source_dir/grader/cli.mjs")
 user=${LAB_GRADE_USER:-}
 
 mkdir -p "$work/out" "$work/home"
@@ -52,7 +57,7 @@ else
   flags=(--submission "$work/submission" --json "$work/out/native.json" --format "$format" --out "$out_file" --lang "${LAB_LANG:-zh}" "${flags[@]:8}")
   rendered=yes
 fi
-(cd "$source_dir" && "${as_grader[@]}" "${tsx[@]}" "$source_dir/grader/cli.ts" "${flags[@]}" "$@")
+(cd "$source_dir" && "${as_grader[@]}" "${grade[@]}" "${flags[@]}" "$@")
 status=$?
 
 native="$work/out/native.json"
@@ -64,6 +69,6 @@ if ! node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "
 fi
 if [ "$rendered" = no ] || [ ! -s "$out_file" ]; then
   mkdir -p "$(dirname "$out_file")"
-  (cd "$source_dir" && "${tsx[@]}" "$source_dir/grader/cli.ts" --from "$native" --format "$format" --out "$out_file" > /dev/null)
+  (cd "$source_dir" && "${grade[@]}" --from "$native" --format "$format" --out "$out_file" > /dev/null)
 fi
 exit "$status"

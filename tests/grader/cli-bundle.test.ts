@@ -3,7 +3,7 @@
 // included), and it is never run once a file it was built from, or the set of labs, changed.
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildBundle, bundleIsFresh, bundlePath } from "../../grader/cli-bundle.mjs";
@@ -66,8 +66,31 @@ describe("the prebuilt grade command", () => {
     expect(bundleIsFresh(out)).toBe(false);
     writeFileSync(file, JSON.stringify(recorded));
     expect(bundleIsFresh(out)).toBe(true);
+    // One that another user could have replaced is never run (run-grade.sh renders as root
+    // what a grading user graded): a group- or world-writable bundle, inputs or folder.
+    for (const path of [bundlePath(out), file, out]) {
+      const mode = statSync(path).mode & 0o777;
+      chmodSync(path, mode | 0o020);
+      expect(bundleIsFresh(out)).toBe(false);
+      chmodSync(path, mode);
+    }
+    expect(bundleIsFresh(out)).toBe(true);
     rmSync(bundlePath(out));
     expect(bundleIsFresh(out)).toBe(false);
+  });
+
+  it("writes a bundle only its owner can change, whatever the umask", { timeout: 60_000 }, async () => {
+    const out = join(work, "umask");
+    mkdirSync(out, { mode: 0o777 });
+    chmodSync(out, 0o777);
+    const before = process.umask(0o002);
+    try {
+      await buildBundle(out);
+    } finally {
+      process.umask(before);
+    }
+    for (const path of [out, bundlePath(out), join(out, "cli.inputs.json")]) expect(statSync(path).mode & 0o022).toBe(0);
+    expect(bundleIsFresh(out)).toBe(true);
   });
 
   it("runs the TypeScript through tsx with LAB_GRADER_TYPESCRIPT=1", () => {

@@ -60,7 +60,8 @@ def main() -> int:
         print(f"lab33 autograder: grade exit status {graded.returncode} (0 pass, 1 fail, 2 could not grade)")
         if not native.is_file():
             fail("the grader wrote no result")
-        cli = [shutil.which("node") or "node", str(grader / "node_modules/tsx/dist/cli.mjs"), str(grader / "grader/cli.ts")]
+        # The grade command's launcher: its prebuilt bundle (npm ci built it), else cli.ts through tsx.
+        cli = [shutil.which("node") or "node", str(grader / "grader/cli.mjs")]
         with open(checkout / "release-body.md", "w", encoding="utf-8") as body:
             subprocess.run([*cli, "--from", str(native), "--format", "markdown"], cwd=grader, stdout=body, env={**os.environ, "TSX_DISABLE_CACHE": "1", "TMPDIR": str(scratch)})
         outputs = subprocess.run(["node", str(grader / "grader/platforms/classroom50/result.mjs"), str(native), str(checkout / "result.json")], capture_output=True, text=True)
