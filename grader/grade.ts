@@ -18,6 +18,7 @@ import { importSmoke, startPreflight, type Preflight, type PreflightRun } from "
 import { collectRunRecords } from "./run-records.ts";
 import { runVitest } from "./run-vitest.ts";
 import { buildHostBundle, plannedHostBundle, type HostBundle } from "./host-bundle.ts";
+import { readyMirror } from "./harness-mirror.mjs";
 import { removeTree } from "./safe-fs.mjs";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
 
@@ -43,7 +44,10 @@ async function attempt(options: GradeOptions, started: number, sandboxFailed?: s
     // starts: the import check loads the same bundle, and no host starts before the gate opens.
     const hostBundle = buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
     const preflight = startPreflight(plan, folders, hostBundle);
-    const run = await runVitest(runOptions(plan, folders, preflight, hostBundle));
+    // The test side's harness precompiled (harness-mirror.mjs), where the lab hosts its client;
+    // not with LAB_GRADER_TYPESCRIPT=1 (every stack then names the TypeScript files themselves).
+    const mirror = plannedHostBundle(plan.labDir, folders.copy) && process.env.LAB_GRADER_TYPESCRIPT !== "1" ? await readyMirror(plan.manifest.id) : undefined;
+    const run = await runVitest(runOptions(plan, folders, preflight, hostBundle, mirror));
     await hostBundle;
     plan.phases.testsEndMs = Date.now() - started;
     const records = await collectRunRecords(plan, folders, run, await preflight.done);
@@ -69,7 +73,7 @@ function notGraded(plan: GradePlan, message: string): GradeResult {
 // The test run's options: vitest with the fixed config in the sandbox chosen, gated by the
 // import check (and the host bundles: built, or failed, when the hosts then load the
 // submission through tsx) and stopped by a failed check.
-function runOptions(plan: GradePlan, folders: GradeFolders, preflight: PreflightRun, built: Promise<HostBundle | undefined>) {
+function runOptions(plan: GradePlan, folders: GradeFolders, preflight: PreflightRun, built: Promise<HostBundle | undefined>, mirror: string | undefined) {
   const hostBundle = plannedHostBundle(plan.labDir, folders.copy);
   const gate = Promise.all([preflight.gate, built]).then(([go, bundle]) => (go && hostBundle && !bundle ? "unbundled" : go));
   return {
@@ -86,7 +90,7 @@ function runOptions(plan: GradePlan, folders: GradeFolders, preflight: Preflight
     scratch: folders.scratch,
     scratchFolders: SCRATCH_FOLDERS,
     records: RUN_RECORDS,
-    env: { ...folders.runEnv, ...(hostBundle ? { LAB_HOST_HARNESS: hostBundle.harness, LAB_HOST_SUBMISSION: hostBundle.submission } : {}) },
+    env: { ...folders.runEnv, ...(hostBundle ? { LAB_HOST_HARNESS: hostBundle.harness, LAB_HOST_SUBMISSION: hostBundle.submission } : {}), ...(mirror ? { LAB_HARNESS_MIRROR: mirror } : {}) },
   };
 }
 

@@ -5,11 +5,13 @@
 // vitest loads is the fixed file grader/vitest.grade.config.ts, which merges the two; it
 // learns the lab and the submission from the environment, so no file is written per grade.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Plugin } from "vite";
 import type { ViteUserConfig } from "vitest/config";
+import { mirroredPath, MIRROR_INPUTS } from "./harness-mirror.mjs";
 import { hostedRun } from "./hosted-run.ts";
 import { RunFirstSequencer } from "./run-first.ts";
 import { confinePlugin } from "./sandbox/confine.ts";
@@ -34,7 +36,7 @@ export function gradeOverrides(env: NodeJS.ProcessEnv = process.env): ViteUserCo
   const hosted = hostedRun(env);
   return {
     cacheDir: env.LAB_GRADE_CACHE_DIR ?? join(here, "..", "node_modules", ".vite-grade"),
-    plugins: policy ? [confinePlugin(policy)] : [],
+    plugins: [...(policy ? [confinePlugin(policy)] : []), ...harnessMirror(env, hosted)],
     test: {
       execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(policy && !hosted ? ["--import", join(here, "sandbox", "guard.mjs")] : []), ...earlyBridge(env, hosted)],
       setupFiles: [join(here, "child", "setup.ts")],
@@ -70,4 +72,34 @@ function earlyBridge(env: NodeJS.ProcessEnv, hosted: boolean): string[] {
   if (!hosted || !env.LAB_VITEST_CONFIG) return [];
   const early = join(dirname(env.LAB_VITEST_CONFIG), "host", "early-bridge.mjs");
   return existsSync(early) ? ["--import", early] : [];
+}
+
+// A hosted grade's harness modules from their precompiled mirror (grader/harness-mirror.mjs,
+// $LAB_HARNESS_MIRROR, set by the grader only when the mirror is fresh and safely owned): an
+// import that resolves to a mirrored source loads the mirror's module instead, which vitest
+// leaves to Node (it is under node_modules), so vitest's main process compiles and ships only
+// the test files and setup files. The sources a mirror holds are those its inputs record.
+function harnessMirror(env: NodeJS.ProcessEnv, hosted: boolean): Plugin[] {
+  const dir = env.LAB_HARNESS_MIRROR;
+  if (!dir || !hosted) return [];
+  let sources: Set<string>;
+  try {
+    const root = join(here, "..");
+    sources = new Set(Object.keys((JSON.parse(readFileSync(join(dir, MIRROR_INPUTS), "utf8")) as { sources: Record<string, unknown> }).sources).map((file) => join(root, file)));
+  } catch {
+    return [];
+  }
+  return [
+    {
+      name: "lab-harness-mirror",
+      enforce: "pre",
+      async resolveId(source, importer, options) {
+        if (!importer) return null;
+        const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+        if (!resolved || resolved.external) return null;
+        const file = resolved.id.split("?")[0]!;
+        return sources.has(file) ? mirroredPath(dir, file) : null;
+      },
+    },
+  ];
 }

@@ -109,6 +109,8 @@ const RAW_FRAMES = process.env.LAB_CLIENT_HOST === "1" && process.env.LAB_IN_HOS
 
 /** The bundled harness of the client's host, and every frame of the tracking itself. */
 const HARNESS_BUNDLE = /\.lab-host[\\/]harness\.mjs/;
+/** Frames of Node's ES module loader. */
+const MODULE_LOADER = "node:internal/modules/esm/";
 const OWN_FRAME = /(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/;
 
 // The first stack frame outside the harness and node's internals: who made the resource.
@@ -152,8 +154,10 @@ function rawCreator(): string {
     const sites = holder.stack;
     if (!Array.isArray(sites)) return "unknown";
     let harness: NodeJS.CallSite | undefined;
+    let loader = false;
     for (const site of sites as NodeJS.CallSite[]) {
       const file = site.getFileName() ?? "";
+      if (file.startsWith("node:")) loader ||= file.startsWith(MODULE_LOADER);
       if (file.startsWith("node:") || file.includes("spawn-recorder.ts")) continue;
       if (OWN_FRAME.test(file)) {
         if (!harness && HARNESS_BUNDLE.test(file)) harness = site;
@@ -161,7 +165,10 @@ function rawCreator(): string {
       }
       return `at ${String(site)}`;
     }
-    return harness ? `at ${String(harness)}` : "unknown";
+    if (harness) return `at ${String(harness)}`;
+    // Node's own module loader, reading a module a worker imports natively (the precompiled
+    // harness: grader/harness-mirror.mjs); it keeps a file handle a while after the read.
+    return loader ? `at ${MODULE_LOADER} (the module loader)` : "unknown";
   } catch {
     return "unknown";
   } finally {
@@ -218,12 +225,16 @@ const TOOLING = /[\\/]node_modules[\\/]tsx[\\/]/;
 
 /** Resource types not counted as the client's activity: promises and microtasks, and the
  * pipes and process handles of the children (judged through the fixture's report instead),
- * and terminals (the worker's own stdio, created lazily by whoever first prints). */
-const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PROCESSWRAP", "TTYWRAP"]);
+ * terminals (the worker's own stdio, created lazily by whoever first prints), and open file
+ * handles: a handle schedules nothing by itself (each read, write and close of it is a request
+ * of its own, FSREQPROMISE or FILEHANDLECLOSEREQ, and counted), and Node's module loader keeps
+ * the handle of every file it read until it is collected (a worker that imports the
+ * precompiled harness natively, grader/harness-mirror.mjs, reads dozens). */
+const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PROCESSWRAP", "TTYWRAP", "FILEHANDLE"]);
 /** Frames of code that is not the client's nor the test's: vitest and the grader's harness, and
  *  the fixture pool (a pooled server's timers and sockets are this worker's; whether the server
  *  may still act is its stillness report's to say, as for a real one). */
-const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/](?:index\.ts|pool\.mjs)|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
+const HARNESS = /^at node:internal\/modules\/esm\/ \(the module loader\)$|[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/](?:index\.ts|pool\.mjs)|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
 // A fingerprint of a still world, or undefined while anything could still happen.
 export function stillness(): string | undefined {
   const t = tracker();
