@@ -31,7 +31,6 @@ const MIRROR_ROOT = join(ROOT, "node_modules", ".cache", "lab-grader", "harness"
 const SUBMISSION_ENTRY = "#submission/src/mcp-client.ts";
 /** What a mirror records: each source (relative to the project) with its size and mtime. */
 export const MIRROR_INPUTS = "mirror.inputs.json";
-const INPUTS = MIRROR_INPUTS;
 
 /** @typedef {{ sources: Record<string, { size: number, mtimeMs: number }> }} Inputs */
 
@@ -71,7 +70,7 @@ export function freshMirror(/** @type {string} */ labId, root = MIRROR_ROOT) {
   }
   if (!/^[0-9a-f]{16}$/.test(build)) return undefined;
   const dir = join(folder, build);
-  const inputs = join(dir, INPUTS);
+  const inputs = join(dir, MIRROR_INPUTS);
   if (![dir, inputs].every(ownedSafely)) return undefined;
   /** @type {Inputs} */
   let recorded;
@@ -140,7 +139,7 @@ export async function buildMirror(/** @type {string} */ labId, root = MIRROR_ROO
   mkdirSync(temp, { mode: 0o755 });
   try {
     await compile(build, sources, { dir, temp, proxy });
-    writeFileSync(join(temp, INPUTS), JSON.stringify(recorded), { mode: 0o644 });
+    writeFileSync(join(temp, MIRROR_INPUTS), JSON.stringify(recorded), { mode: 0o644 });
     // Nobody but its owner may change what a worker then loads, whatever the umask.
     onlyOwnerWrites(temp);
     // The same sources make the same build: one already there (another grade's, or a damaged

@@ -109,8 +109,6 @@ const RAW_FRAMES = process.env.LAB_CLIENT_HOST === "1" && process.env.LAB_IN_HOS
 
 /** The bundled harness of the client's host, and every frame of the tracking itself. */
 const HARNESS_BUNDLE = /\.lab-host[\\/]harness\.mjs/;
-/** Frames of Node's ES module loader. */
-const MODULE_LOADER = "node:internal/modules/esm/";
 const OWN_FRAME = /(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/;
 
 // The first stack frame outside the harness and node's internals: who made the resource.
@@ -154,10 +152,8 @@ function rawCreator(): string {
     const sites = holder.stack;
     if (!Array.isArray(sites)) return "unknown";
     let harness: NodeJS.CallSite | undefined;
-    let loader = false;
     for (const site of sites as NodeJS.CallSite[]) {
       const file = site.getFileName() ?? "";
-      if (file.startsWith("node:")) loader ||= file.startsWith(MODULE_LOADER);
       if (file.startsWith("node:") || file.includes("spawn-recorder.ts")) continue;
       if (OWN_FRAME.test(file)) {
         if (!harness && HARNESS_BUNDLE.test(file)) harness = site;
@@ -165,10 +161,7 @@ function rawCreator(): string {
       }
       return `at ${String(site)}`;
     }
-    if (harness) return `at ${String(harness)}`;
-    // Node's own module loader, reading a module a worker imports natively (the precompiled
-    // harness: grader/harness-mirror.mjs); it keeps a file handle a while after the read.
-    return loader ? `at ${MODULE_LOADER} (the module loader)` : "unknown";
+    return harness ? `at ${String(harness)}` : "unknown";
   } catch {
     return "unknown";
   } finally {
@@ -234,7 +227,7 @@ const UNTRACKED = new Set(["PROMISE", "TickObject", "Microtask", "PIPEWRAP", "PR
 /** Frames of code that is not the client's nor the test's: vitest and the grader's harness, and
  *  the fixture pool (a pooled server's timers and sockets are this worker's; whether the server
  *  may still act is its stillness report's to say, as for a real one). */
-const HARNESS = /^at node:internal\/modules\/esm\/ \(the module loader\)$|[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/](?:index\.ts|pool\.mjs)|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
+const HARNESS = /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|birpc)[\\/]|[\\/]grader[\\/]child[\\/]|[\\/]fixtures[\\/](?:index\.ts|pool\.mjs)|[\\/]labs[\\/]33-mcp-lite[\\/]host[\\/]|[\\/]\.lab-host[\\/]harness\.mjs|[\\/]grader[\\/]sandbox[\\/]|[\\/]node_modules[\\/]tsx[\\/]/;
 // A fingerprint of a still world, or undefined while anything could still happen.
 export function stillness(): string | undefined {
   const t = tracker();
