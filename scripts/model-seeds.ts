@@ -46,7 +46,8 @@ interface Probed {
 // Runs the model probe once; returns the dimensions it charged and its wall time.
 function probe(submission: string, seed: number): Probed {
   const started = Date.now();
-  const env: NodeJS.ProcessEnv = { ...process.env, LAB_SUBMISSION: submission, LAB_SEED: String(seed), LAB_LANG: "en" };
+  // As a grade runs it (grader/grade-folders.ts): fixture servers pooled behind the relay.
+  const env: NodeJS.ProcessEnv = { ...process.env, LAB_SUBMISSION: submission, LAB_SEED: String(seed), LAB_LANG: "en", LAB_FIXTURE_POOL: "1" };
   if (values.runs) env.LAB_MODEL_RUNS = values.runs;
   if (!values.direct) env.LAB_CLIENT_HOST = "1";
   const out = spawnSync("npx", ["vitest", "run", "--config", join(LAB, "vitest.config.ts"), "probes/model.test.ts"], { cwd: ROOT, env, encoding: "utf8" });

@@ -1,6 +1,6 @@
-// The model's operations at two edges of the contract: an answer line of exactly
-// maxLineBytes bytes (the largest accepted), and two calls sharing one AbortSignal, where
-// the first one settling must leave the second abortable.
+// The model's operations at the edges of the contract: an answer line of exactly
+// maxLineBytes bytes (the largest accepted), two calls sharing one AbortSignal, where the
+// first one settling must leave the second abortable, and call input the client must refuse.
 
 import { received, waitFor, type Settled } from "../../tests/support.ts";
 import { failHeld, gated, serverGone, Step } from "./calls.ts";
@@ -77,23 +77,43 @@ export class SharedSignal extends Step {
   }
 }
 
-// A call whose arguments JSON cannot hold (they refer to themselves) is bad call input: refused
-// with MCP_INVALID_ARGUMENT before anything is written (or with the gate's code, when one applies).
-export class Unserializable extends Step {
+// Bad call input, each refused with MCP_INVALID_ARGUMENT before anything is written (or with
+// the gate's code, when one applies): arguments JSON cannot hold (they refer to themselves),
+// arguments that are an array (they must be a plain object), a call's timeoutMs of 0 (a
+// positive integer or nothing), and listTools() with a timeoutMs of 0 (its options are checked
+// like callTool's).
+export class BadCallInput extends Step {
   override get escapeDimension(): Dimension {
     return "rubric/handshake";
   }
   async run(m: Model, r: Real): Promise<void> {
-    const step = this.toString();
-    const tag = r.tag();
     const g = gate(m);
-    m.unwritten.set(tag, { why: mmsg("whyUnserializable"), dimension: "rubric/handshake" });
-    const args: Record<string, unknown> = { value: "loop", t: tag };
-    args.self = args;
-    const outcome = await settle(settled(Promise.resolve().then(() => r.client.callTool("echo", args))), step);
-    expectOutcome(outcome, { code: g ? ["MCP_INVALID_ARGUMENT", g.code] : "MCP_INVALID_ARGUMENT" }, g?.dimension ?? "rubric/handshake", step);
+    const codes = g ? ["MCP_INVALID_ARGUMENT", g.code] : "MCP_INVALID_ARGUMENT";
+    const dimension = g?.dimension ?? "rubric/handshake";
+    const refused = async (step: string, call: (tag: string) => Promise<unknown>, why: string) => {
+      const tag = r.tag();
+      m.unwritten.set(tag, { why, dimension: "rubric/handshake" });
+      expectOutcome(await settle(settled(Promise.resolve().then(() => call(tag))), step), { code: codes }, dimension, step);
+    };
+    const self: Record<string, unknown> = { value: "loop" };
+    self.self = self;
+    await refused(UNSERIALIZABLE, (t) => r.client.callTool("echo", Object.assign(self, { t })), mmsg("whyUnserializable"));
+    // An array carries no tag on the wire: the server must simply never get a call whose arguments are one.
+    const arrays = () => received(r.log(), "tools/call").filter((msg) => Array.isArray(msg.params?.arguments)).length;
+    const before = arrays();
+    await refused(ARRAY_ARGS, () => r.client.callTool("echo", ["x"] as never), mmsg("whyArrayArgs"));
+    expectThat(arrays() === before, "rubric/handshake", "wrote", { step: ARRAY_ARGS, why: mmsg("whyArrayArgs") });
+    await refused(ZERO_TIMEOUT, (t) => r.client.callTool("echo", { value: "no time", t }, { timeoutMs: 0 }), mmsg("whyZeroTimeout"));
+    // A tools/list request carries no tag either: the model's count of lists tells (checkInvariants).
+    const step = LIST_ZERO_TIMEOUT;
+    expectOutcome(await settle(settled(Promise.resolve().then(() => r.client.listTools({ timeoutMs: 0 }))), step), { code: codes }, dimension, step);
   }
   toString(): string {
-    return noted('callTool("echo", args)', mmsg("noteUnserializable"));
+    return mmsg("badCallInputStep", { list: [UNSERIALIZABLE, ARRAY_ARGS, ZERO_TIMEOUT, LIST_ZERO_TIMEOUT].join("; ") });
   }
 }
+
+const UNSERIALIZABLE = noted('callTool("echo", args)', mmsg("noteUnserializable"));
+const ARRAY_ARGS = 'callTool("echo", ["x"])';
+const ZERO_TIMEOUT = 'callTool("echo", { value: "no time" }, { timeoutMs: 0 })';
+const LIST_ZERO_TIMEOUT = "listTools({ timeoutMs: 0 })";

@@ -4,7 +4,7 @@
 
 import { existsSync } from "node:fs";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { createFixtureWorkspace, isAlive } from "../../../../fixtures/index.ts";
+import { createFixtureWorkspace, isAlive, type LogEntry } from "../../../../fixtures/index.ts";
 import { liveClientTimers, processesStarted, received, startupWithin, waitFor } from "../../tests/support.ts";
 import { clientProcessPid, startedCount } from "../../host/client-side.ts";
 import { Crash, failHeld, Step } from "./calls.ts";
@@ -133,15 +133,23 @@ export class Inspect extends Step {
     const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
     const shelled = started.find((p) => p.command !== r.command.executable);
     expectThat(!shelled && seen.ppid === clientProcessPid(), "rubric/process", "shell", { step, what: shelled ? [shelled.command, ...shelled.args].join(" ").slice(0, 120) : `ppid ${seen.ppid}` });
-    const extra = Object.keys(seen.env ?? {}).filter((name) => !(name in GIVEN_ENV) && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
-    expectThat(extra.length === 0, "rubric/process", "inspectEnv", { step, names: extra.slice(0, 5).join(", ") });
-    // PATH at least is the client's own (an empty allowlist leaves the server without one).
-    const path = seen.env?.PATH;
-    expectThat(process.env.PATH === undefined || path === process.env.PATH, "rubric/process", "inspectPath", { step, actual: path === undefined ? mmsg("unset") : JSON.stringify(path.slice(0, 120)) });
+    expectEnv(seen.env, GIVEN_ENV, step);
   }
   toString(): string {
     return noted('callTool("inspect")', mmsg("noteInspect"));
   }
+}
+
+// The server's environment: nothing of the grader's beyond the allowlist and the given env, and
+// PATH the given one where env sets it (env goes on top of the allowlist), else the client's own
+// (an empty allowlist leaves the server without one).
+function expectEnv(env: Record<string, string> | undefined, given: Record<string, string>, step: string): void {
+  const extra = Object.keys(env ?? {}).filter((name) => !(name in given) && !PLATFORM_ENV.has(name) && process.env[name] !== undefined);
+  expectThat(extra.length === 0, "rubric/process", "inspectEnv", { step, names: extra.slice(0, 5).join(", ") });
+  const path = env?.PATH;
+  const actual = path === undefined ? mmsg("unset") : JSON.stringify(path.slice(-120));
+  if (given.PATH !== undefined) return expectThat(path === given.PATH, "rubric/process", "inspectGivenPath", { step, actual });
+  expectThat(process.env.PATH === undefined || path === process.env.PATH, "rubric/process", "inspectPath", { step, actual });
 }
 
 export class Stderr extends Step {
@@ -185,6 +193,10 @@ export class Defaults extends Step {
       const label = `${DEFAULT_CLIENT}: callTool("echo", { value: "x" × 200000 })${stray ? mmsg("strayFirst", { id: JSON.stringify(String(id)) }) : ""}`;
       expectOutcome(echoed, { value: { content: value } }, stray ? "rubric/id-matching" : "rubric/handshake", label);
       await errorData(client, DEFAULT_CLIENT);
+      const seen = await settle(settled(client.callTool("inspect", { only: ["env"] })), `${DEFAULT_CLIENT}: callTool("inspect")`);
+      expectThat(seen.status === "fulfilled", "rubric/process", "outcome", { step: `${DEFAULT_CLIENT}: callTool("inspect")`, expected: "resolve", actual: seen.status === "rejected" ? seen.reason?.code : "" });
+      expectEnv((seen.value as { env?: Record<string, string> } | undefined)?.env, {}, `${DEFAULT_CLIENT}: callTool("inspect")`);
+      await defaultMaxPending(client, ws);
     } catch (error) {
       // The report shows this client's trace, not the run's.
       if (error instanceof Violation) error.log ??= ws.log();
@@ -196,7 +208,7 @@ export class Defaults extends Step {
     void r;
   }
   toString(): string {
-    return mmsg("defaultsStep", { client: "new McpClient({ executable, args })", calls: 'initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), callTool("fail", { noData: true }), callTool("fail", { nest: 100000 }), close()' });
+    return mmsg("defaultsStep", { client: "new McpClient({ executable, args })", calls: 'initialize(), callTool("echo", { value: "x" × 200000 }), callTool("fail", { data: "d" × 300000 }), callTool("fail", { noData: true }), callTool("fail", { nest: 100000 }), callTool("inspect"), ' + mmsg("maxPendingCalls", { count: DEFAULT_MAX_PENDING }) + ", close()" });
   }
 }
 
@@ -226,6 +238,39 @@ async function errorData(client: { callTool(name: string, args: Record<string, u
   // ... and data nested deeper than JSON.stringify can go (JSON.parse reads it) still rejects MCP_ERROR.
   const deep = `${step}: callTool("fail", { nest: ${ERROR_NEST} })`;
   expectOutcome(await settle(settled(client.callTool("fail", { nest: ERROR_NEST })), deep), { code: "MCP_ERROR" }, "rubric/handshake", deep);
+}
+
+/** CONTRACT §1's default maxPending. */
+const DEFAULT_MAX_PENDING = 256;
+
+// The default maxPending, at its edge: 256 held calls are all written; one more is refused with
+// MCP_BUSY; aborting the last held one frees its slot for the release, which answers the rest.
+async function defaultMaxPending(client: InstanceType<typeof McpClient>, ws: { log(): LogEntry[] }): Promise<void> {
+  const last = new AbortController();
+  const holds = Array.from({ length: DEFAULT_MAX_PENDING }, (_, i) => {
+    const options = i === DEFAULT_MAX_PENDING - 1 ? { signal: last.signal } : {};
+    return settled(Promise.resolve().then(() => client.callTool("echo", { value: `h${i}`, hold: true }, options)));
+  });
+  let early: number | undefined;
+  holds.forEach((hold, i) => void hold.then(() => (early ??= i)));
+  const heldNow = () => received(ws.log(), "tools/call").filter((msg) => msg.params?.arguments?.hold === true).length;
+  await waitFor(() => heldNow() >= DEFAULT_MAX_PENDING || early !== undefined, mmsg("waitHeldCalls", { count: DEFAULT_MAX_PENDING })).catch(() => {});
+  if (early !== undefined) {
+    const label = mmsg("heldOfMany", { client: DEFAULT_CLIENT, n: early + 1, count: DEFAULT_MAX_PENDING });
+    const outcome = await settle(holds[early]!, label);
+    expectThat(false, "rubric/lifecycle", "outcome", { step: label, expected: mmsg("heldUntilRelease"), actual: describeOutcome(outcome) });
+  }
+  const over = `${DEFAULT_CLIENT}: ${mmsg("oneTooMany", { n: DEFAULT_MAX_PENDING + 1 })}`;
+  expectOutcome(await settle(settled(Promise.resolve().then(() => client.callTool("echo", { value: "one too many" }))), over), { code: "MCP_BUSY" }, "rubric/lifecycle", over);
+  last.abort(new Error("stopped by the model"));
+  const aborted = mmsg("heldOfMany", { client: DEFAULT_CLIENT, n: DEFAULT_MAX_PENDING, count: DEFAULT_MAX_PENDING });
+  expectOutcome(await settle(holds.at(-1)!, aborted), { code: "MCP_ABORTED" }, "rubric/lifecycle", aborted);
+  const release = `${DEFAULT_CLIENT}: callTool("release")`;
+  expectOutcome(await settle(settled(client.callTool("release", {})), release), { value: { released: DEFAULT_MAX_PENDING - 1 } }, "rubric/lifecycle", release);
+  for (const [i, hold] of holds.slice(0, -1).entries()) {
+    const label = mmsg("heldOfMany", { client: DEFAULT_CLIENT, n: i + 1, count: DEFAULT_MAX_PENDING });
+    expectOutcome(await settle(hold, label), { value: { content: `h${i}` } }, "rubric/lifecycle", label);
+  }
 }
 
 /** How deep the nested error data goes: past JSON.stringify's stack, not JSON.parse's. */

@@ -4,6 +4,7 @@
 // finding is a Violation charged to the rubric dimension whose sentence it breaks.
 
 import { writeFileSync } from "node:fs";
+import { delimiter } from "node:path";
 import { isAlive, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
 import { abortListeners, settleWithin, timerSnapshot, waitFor, type Settled } from "../../tests/support.ts";
 import { mmsg, type ModelMessage } from "./messages.ts";
@@ -38,7 +39,12 @@ export interface RunConfig {
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 /** Arguments every model server gets after "--": what a shell or a trim would change. */
 export const ODD_ARGS = ["", "  padded  ", "two words", "中文", "$HOME"];
-export const GIVEN_ENV = { LAB33_MODEL_GIVEN: "given" };
+/**
+ * The env the run's client is given: a variable of its own, and a PATH of its own that must win
+ * over the allowlist's (env is added on top of it). The client with every option at its default
+ * (lifecycle.ts, Defaults) shows the allowlist's PATH instead.
+ */
+export const GIVEN_ENV: Record<string, string> = { LAB33_MODEL_GIVEN: "given", PATH: [process.env.PATH, "/lab33-model-given-path"].filter(Boolean).join(delimiter) };
 /** Variables a server may get beyond the configured env. */
 export const PLATFORM_ENV = new Set(["PATH", "Path", "PATHEXT", "SystemRoot", "SystemDrive", "windir", "ComSpec", "TEMP", "TMP"]);
 

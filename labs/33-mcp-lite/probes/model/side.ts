@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureCommand, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
-import { startupWithin } from "../../tests/support.ts";
+import { received, startupWithin, waitFor } from "../../tests/support.ts";
 import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
 import { settled } from "../support-edges.ts";
@@ -158,6 +158,31 @@ export class HandshakeTimeout extends SideStep {
   }
   toString(): string {
     return noted("initialize()", mmsg("noteHandshakeTimeout", { options: "{ timeoutMs: 300 }" }));
+  }
+}
+
+// A server that never answers initialize, and a client with time to spare: while the handshake
+// runs (the server started and read the request) the client has the running server's pid;
+// close() then ends the handshake (it rejects), stops the server and leaves nothing.
+export class HandshakeClosed extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async side(): Promise<void> {
+    await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["hang-initialize"] }, async (side) => {
+      const init = settled(Promise.resolve().then(() => side.client.initialize()));
+      // The server records its pid before it reads anything; the request read, the turn is the client's.
+      await waitFor(() => received(side.ws.log(), "initialize").length > 0, mmsg("waitInitRead")).catch(() => {});
+      const pending = received(side.ws.log(), "initialize").length > 0;
+      const pid = side.client.pid;
+      expectThat(!pending || typeof pid === "number", "rubric/handshake", "pidDuringHandshake", { step: "initialize()", actual: String(pid) });
+      await closedLeavingNothing(side, mmsg("resolved", { step: "close()" }));
+      const outcome = await settle(init, "initialize()");
+      expectThat(outcome.status === "rejected", "rubric/handshake", "outcome", { step: mmsg("initClosed"), expected: "reject", actual: outcome.status });
+    });
+  }
+  toString(): string {
+    return noted(mmsg("then", { first: "initialize()", next: "client.pid, close()" }), mmsg("noteHandshakeClosed"));
   }
 }
 

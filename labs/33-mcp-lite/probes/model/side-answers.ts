@@ -1,0 +1,83 @@
+// The model's side step for answer shapes the fixture never sends, on a scripted server (own
+// client, own server; see side.ts). First the odd but valid ones, on one server: a result that
+// is null (resolved as sent), an error whose data is 0 or null (kept as sent), an error answer
+// whose id is null (it settles nothing, so the call still gets its own answer). Then, each on a
+// fresh server started by the next initialize(), the lines that break JSON-RPC 2.0 in a way a
+// loose check lets through: a batch, "jsonrpc" as a number or missing, a notification of
+// JSON-RPC 1.0, an error code that is no integer, an error without a message. Each of those
+// must end its call in MCP_PROTOCOL_ERROR, leave initialized false and stop the server.
+
+import { isAlive } from "../../../../fixtures/index.ts";
+import { scriptedCommand } from "../scripted-server.ts";
+import { settled } from "../support-edges.ts";
+import { expectOutcome } from "./expect.ts";
+import { noted } from "../../tests/messages.ts";
+import { mmsg } from "./messages.ts";
+import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
+import { expectInitialized, SideStep } from "./side.ts";
+
+/** A JSON-RPC 2.0 answer line for the request being answered ($ID is its id). */
+const answer = (body: string) => `{"jsonrpc":"2.0","id":$ID,${body}}`;
+
+/** Valid answers a loose client mistakes: the tool, the lines sent, what the call must end with, and the note shown. */
+const ODD: Array<{ tool: string; lines: string[]; expected: { value: unknown } | { code: string; data: unknown }; note: string }> = [
+  { tool: "null-result", lines: [answer('"result":null')], expected: { value: null }, note: "noteNullResult" },
+  { tool: "data-zero", lines: [answer('"error":{"code":-32001,"message":"zero","data":0}')], expected: { code: "MCP_ERROR", data: 0 }, note: "noteDataZero" },
+  { tool: "data-null", lines: [answer('"error":{"code":-32001,"message":"null","data":null}')], expected: { code: "MCP_ERROR", data: null }, note: "noteDataNull" },
+  {
+    tool: "id-null-first",
+    lines: ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}', answer('"result":{"content":"after"}')],
+    expected: { value: { content: "after" } },
+    note: "noteIdNullFirst",
+  },
+];
+
+/** Lines that are not JSON-RPC 2.0 (each a protocol fault), with the note shown. */
+const FAULTY: Array<{ tool: string; lines: string[]; note: string }> = [
+  { tool: "batch", lines: ['[{"jsonrpc":"2.0","id":$ID,"result":{"content":"batched"}}]'], note: "noteBatch" },
+  { tool: "jsonrpc-number", lines: ['{"jsonrpc":2,"id":$ID,"result":{"content":"two"}}'], note: "noteJsonrpcNumber" },
+  { tool: "jsonrpc-missing", lines: ['{"id":$ID,"result":{"content":"bare"}}'], note: "noteJsonrpcMissing" },
+  { tool: "notice-1-0", lines: ['{"jsonrpc":"1.0","method":"notifications/message","params":{"level":"info","data":"old"}}', answer('"result":{"content":"after"}')], note: "noteNotice10" },
+  { tool: "code-fraction", lines: [answer('"error":{"code":1.5,"message":"half"}')], note: "noteCodeFraction" },
+  { tool: "no-message", lines: [answer('"error":{"code":-32001}')], note: "noteNoMessage" },
+];
+
+const ANSWERS = Object.fromEntries([...ODD, ...FAULTY].map(({ tool, lines }) => [`tools/call:${tool}`, { raw: lines }]));
+
+const label = (tool: string, note: string) => noted(`callTool("${tool}")`, mmsg(note as never));
+
+export class ScriptedAnswers extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async side(): Promise<void> {
+    await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, ANSWERS), async (side) => {
+      await expectInitialized(side);
+      for (const odd of ODD) {
+        const step = label(odd.tool, odd.note);
+        const outcome = await settle(settled(Promise.resolve().then(() => side.client.callTool(odd.tool, {}))), step);
+        if ("value" in odd.expected) {
+          expectOutcome(outcome, { value: odd.expected.value }, "rubric/handshake", step);
+          continue;
+        }
+        expectOutcome(outcome, { code: odd.expected.code }, "rubric/handshake", step);
+        const data = outcome.status === "rejected" ? outcome.reason?.data : undefined;
+        expectThat(Object.is(data, odd.expected.data), "rubric/handshake", "outcome", { step: `${step}: McpError.data`, expected: JSON.stringify(odd.expected.data), actual: data === undefined ? "undefined" : JSON.stringify(data) });
+      }
+      for (const [i, fault] of FAULTY.entries()) {
+        // After the first fault the server is gone: the next initialize() starts a fresh one.
+        if (i > 0) await expectInitialized(side, mmsg("freshServer"));
+        const step = label(fault.tool, fault.note);
+        const outcome = await settle(settled(Promise.resolve().then(() => side.client.callTool(fault.tool, {}))), step);
+        expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", step);
+        expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step, actual: side.client.initialized, expected: false });
+        await expectNoServer(side.ws, step).catch(() => {
+          throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStopsServer", { what: step }), pids: side.ws.pids().filter(isAlive).join(", ") }));
+        });
+      }
+    });
+  }
+  toString(): string {
+    return mmsg("scriptedAnswersStep", { odd: ODD.map((o) => `callTool("${o.tool}")`).join(", "), faults: FAULTY.map((f) => `callTool("${f.tool}")`).join(", ") });
+  }
+}
