@@ -47,7 +47,9 @@ interface Probed {
 function probe(submission: string, seed: number): Probed {
   const started = Date.now();
   // As a grade runs it (grader/grade-folders.ts): fixture servers pooled behind the relay.
-  const env: NodeJS.ProcessEnv = { ...process.env, LAB_SUBMISSION: submission, LAB_SEED: String(seed), LAB_LANG: "en", LAB_FIXTURE_POOL: "1" };
+  // Its socket and workspaces go in this run's folder, removed at the end (vitest ends its
+  // workers with a signal, so a worker never removes its pool's socket itself).
+  const env: NodeJS.ProcessEnv = { ...process.env, LAB_SUBMISSION: submission, LAB_SEED: String(seed), LAB_LANG: "en", LAB_FIXTURE_POOL: "1", LAB_FIXTURE_ROOT: fixtureRoot };
   if (values.runs) env.LAB_MODEL_RUNS = values.runs;
   if (!values.direct) env.LAB_CLIENT_HOST = "1";
   const out = spawnSync("npx", ["vitest", "run", "--config", join(LAB, "vitest.config.ts"), "probes/model.test.ts"], { cwd: ROOT, env, encoding: "utf8" });
@@ -76,6 +78,7 @@ function verdictOf(target: { must?: string[]; allowed?: string[]; anywhere?: boo
 
 const seeds = seedRange(values.seeds);
 const work = mkdtempSync(join(tmpdir(), "lab33-model-seeds-"));
+const fixtureRoot = mkdtempSync(join(work, "f-"));
 try {
   const targets: Array<{ name: string; dir: string; must?: string[]; allowed?: string[]; anywhere?: boolean }> = [];
   if (values.corpus) {
