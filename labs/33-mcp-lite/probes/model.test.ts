@@ -4,7 +4,8 @@
 // multi-byte text cut inside a character, held answers released in a shuffled order,
 // timeouts, aborts before and during, remote errors, isError results, notifications, the
 // server exiting or breaking protocol mid-flight, a stalled stdin, a new handshake after;
-// close() with calls made while it runs), checked after every step against a model of the
+// close() with calls made while it runs; answers the fixture never sends, from a scripted
+// server; bad call input; the default maxPending at its edge), checked after every step against a model of the
 // contract (probes/model/). One run serves the four dimensions: each test fails only when the
 // smallest failing sequence breaks its sentence.
 
