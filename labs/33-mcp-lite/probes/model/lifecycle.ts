@@ -268,10 +268,14 @@ async function defaultMaxPending(client: InstanceType<typeof McpClient>, ws: { l
   // An answer that went to another of these calls is id matching's business.
   const answers = holds.map((_, i) => ({ content: `h${i}` }));
   const release = `${DEFAULT_CLIENT}: callTool("release")`;
-  expectOutcome(await settle(settled(client.callTool("release", {})), release), { value: { released: DEFAULT_MAX_PENDING - 1 } }, "rubric/lifecycle", release, answers);
+  // The aborted call is still held by the server unless the client told it so
+  // (notifications/cancelled, a homework): the release answers 255 or 256 calls.
+  const released = await settle(settled(client.callTool("release", {})), release);
+  const count = released.status === "fulfilled" ? (released.value as { released?: unknown } | null)?.released : undefined;
+  if (count !== DEFAULT_MAX_PENDING) expectOutcome(released, { value: { released: DEFAULT_MAX_PENDING - 1 } }, "rubric/lifecycle", release, answers);
   for (const [i, hold] of holds.slice(0, -1).entries()) {
     const label = mmsg("heldOfMany", { client: DEFAULT_CLIENT, n: i + 1, count: DEFAULT_MAX_PENDING });
-    expectOutcome(await settle(hold, label), { value: answers[i] }, "rubric/lifecycle", label, [{ released: DEFAULT_MAX_PENDING - 1 }, ...answers]);
+    expectOutcome(await settle(hold, label), { value: answers[i] }, "rubric/lifecycle", label, [{ released: DEFAULT_MAX_PENDING - 1 }, { released: DEFAULT_MAX_PENDING }, ...answers]);
   }
 }
 
