@@ -152,6 +152,7 @@ const catalog = {
   pendingAtClose: { zh: "close() 被调用时仍在途的 callTool(\"never\")（服务器仍在运行）", en: "callTool(\"never\") pending when close() was called (the server is still there)" },
   initAfterClose: { zh: "close() 之后的 initialize()", en: "initialize() after close()" },
   closeAfterModelKill: { zh: "close() #{n}（模型结束服务器之后）", en: "close() #{n} (once the model ended the server)" },
+  noteModelEndsAfterCall: { zh: "close() 之后再调用一次 initialize()，它的拒绝返回之后由模型结束服务器", en: "the model ends the server once an initialize() made after close() came back refused" },
   noteModelEnds: { zh: "服务器收到 SIGTERM 后由模型结束它", en: "the model ends the server once it heard SIGTERM" },
   freshServer: { zh: "initialize()（新的服务器，完整应答）", en: "initialize() (a fresh server, answered in full)" },
   noteNoServerInfo: { zh: "脚本服务器的应答缺少 serverInfo", en: "a scripted server answers without serverInfo" },
