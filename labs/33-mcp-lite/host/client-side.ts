@@ -22,6 +22,11 @@ function ask<T>(what: string, arg?: unknown, fallback?: T, afterTurn = false): T
   return decodeValue(reply.value) as T;
 }
 
+/** True when the client's host process has ended (a crash, memory exhaustion) and no other has started since. */
+export function hostEnded(): boolean {
+  return HOSTED && currentHost() === undefined;
+}
+
 export function installTimerTracker(): void {
   local.installTimerTracker();
 }

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
 import { settleWithin } from "../../tests/support.ts";
+import { hostEnded } from "../../host/client-side.ts";
 import { drainProblem } from "../support-edges.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
 import { AtCap, BadCallInput, SharedSignal } from "./edges.ts";
@@ -185,7 +186,9 @@ async function runTour(seed: number, budget: number): Promise<{ finding?: Findin
   const tour = TOUR(tourSplit(seed));
   const finding = await runOnce(TOUR_CONFIG, tour);
   if (!finding) return { executions: 1 };
-  if (finding.minimal) return { finding, executions: 1 };
+  // A finding that ended the client's host (its code crashed it or exhausted its memory)
+  // is not shrunk: every smaller try would end another host, seconds each, and teach nothing more.
+  if (finding.minimal || hostEnded()) return { finding, executions: 1 };
   const at = finding.steps.length - 1;
   const failed = tour[at];
   let executions = 1;
@@ -254,6 +257,7 @@ async function search(options: ModelRunOptions): Promise<ModelVerdict> {
     if (last) spent += 1 + 3 * (hangs.count - hangsBefore);
     if (!finding) return true;
     last = finding;
+    if (hostEnded()) spent = options.shrinkBudget; // as in runTour: no shrinking a host's end
     return false;
   });
   const details = await fc.check(property, { seed: options.seed, numRuns: options.numRuns });
