@@ -120,13 +120,33 @@ export class SpawnMissing extends SideStep {
   }
 }
 
-// A protocol fault began stopping a server that ignores SIGTERM and stdin's end, with a grace
-// of a minute: close() must join that stop and resolve only once the server is gone. Only the
-// model ends the server, once a call made after close() came back (a close() that did not wait
-// has resolved by then), so the order is the host's and the fixture's, never a deadline's: until session 17 the grace was 300 ms, and a
-// close() that did not wait was caught only while it resolved within those 300 ms of the fault
-// (close-skips-fault-stop, missed once on a loaded machine).
+// A protocol fault began stopping a server that ignores SIGTERM; close() must wait for the
+// SIGKILL that the client's own closeTimeoutMs decides (a client that never sends one never
+// resolves: a hang, whatever the load).
 export class FaultThenClose extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/handshake";
+  }
+  async side(): Promise<void> {
+    await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+      await expectInitialized(side);
+      const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
+      expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
+      await closedLeavingNothing(side, mmsg("resolved", { step: "close()" }));
+    });
+  }
+  toString(): string {
+    return mmsg("ignoresSigterm", { options: "{ closeTimeoutMs: 300 }", steps: mmsg("garbleThenClose", { call: 'callTool("echo", { garble: true })' }) });
+  }
+}
+
+// The same, with a grace of a minute (the server ignores SIGTERM and stdin's end): close() must
+// join the stop the fault began and resolve only once the server is gone. Only the model ends
+// the server, once a call made after close() came back (a close() that did not wait has
+// resolved by then), so the order is the host's and the fixture's, never a deadline's. With
+// the 300 ms grace alone, a close() that did not wait was caught only while it resolved within
+// those 300 ms of the fault (close-skips-fault-stop, missed once on a loaded machine).
+export class FaultStopJoined extends SideStep {
   override get escapeDimension(): Dimension {
     return "rubric/handshake";
   }
