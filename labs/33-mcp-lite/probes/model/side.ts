@@ -120,6 +120,13 @@ export class SpawnMissing extends SideStep {
   }
 }
 
+// initialize(), then a call answered [1,2,3]: MCP_PROTOCOL_ERROR, and the fault begins stopping the server.
+async function faulted(side: Side): Promise<void> {
+  await expectInitialized(side);
+  const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
+  expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
+}
+
 // A protocol fault began stopping a server that ignores SIGTERM; close() must wait for the
 // SIGKILL that the client's own closeTimeoutMs decides (a client that never sends one never
 // resolves: a hang, whatever the load).
@@ -129,9 +136,7 @@ export class FaultThenClose extends SideStep {
   }
   async side(): Promise<void> {
     await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      await expectInitialized(side);
-      const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
-      expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
+      await faulted(side);
       await closedLeavingNothing(side, mmsg("resolved", { step: "close()" }));
     });
   }
@@ -152,9 +157,7 @@ export class FaultStopJoined extends SideStep {
   }
   async side(): Promise<void> {
     await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
-      await expectInitialized(side);
-      const garbled = await settle(settled(side.client.callTool("echo", { value: "x", garble: true })), 'callTool("echo", { garble: true })');
-      expectOutcome(garbled, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", `callTool("echo", { garble: true })`);
+      await faulted(side);
       // What was alive as close() resolved, while the model had not ended the server yet.
       let killed = false;
       let aliveAtClose: number[] | undefined;
