@@ -7,14 +7,14 @@
 // JSON-RPC 1.0, an error code that is no integer, an error without a message. Each of those
 // must end its call in MCP_PROTOCOL_ERROR, leave initialized false and stop the server.
 
-import { isAlive } from "../../../../fixtures/index.ts";
 import { scriptedCommand } from "../scripted-server.ts";
 import { settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
 import { noted } from "../../tests/messages.ts";
 import { mmsg } from "./messages.ts";
-import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
+import { expectThat, settle, type Dimension } from "./model.ts";
 import { expectInitialized, SideStep } from "./side.ts";
+import { protocolFault } from "./side-close.ts";
 
 /** A JSON-RPC 2.0 answer line for the request being answered ($ID is its id). */
 const answer = (body: string) => `{"jsonrpc":"2.0","id":$ID,${body}}`;
@@ -68,12 +68,7 @@ export class ScriptedAnswers extends SideStep {
         // After the first fault the server is gone: the next initialize() starts a fresh one.
         if (i > 0) await expectInitialized(side, mmsg("freshServer"));
         const step = label(fault.tool, fault.note);
-        const outcome = await settle(settled(Promise.resolve().then(() => side.client.callTool(fault.tool, {}))), step);
-        expectOutcome(outcome, { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", step);
-        expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step, actual: side.client.initialized, expected: false });
-        await expectNoServer(side.ws, step).catch(() => {
-          throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStopsServer", { what: step }), pids: side.ws.pids().filter(isAlive).join(", ") }));
-        });
+        await protocolFault(side, step, () => side.client.callTool(fault.tool, {}));
       }
     });
   }

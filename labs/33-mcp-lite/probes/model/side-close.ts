@@ -77,23 +77,24 @@ export class ScriptedFaults extends SideStep {
   async side(): Promise<void> {
     // The command is the same for both servers; each reads the answers written before it starts.
     await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
-      await this.fault(side, INIT_LABEL, () => side.client.initialize());
+      await protocolFault(side, INIT_LABEL, () => side.client.initialize());
       scriptedCommand(side.ws, { "tools/call": { raw: ["null"] } });
       await expectInitialized(side, mmsg("freshServer"));
-      await this.fault(side, CALL_LABEL, () => side.client.callTool("echo", { value: "x" }));
-    });
-  }
-  // The call ends in MCP_PROTOCOL_ERROR, initialized is false, and the server is stopped.
-  private async fault(side: { client: { initialized: boolean }; ws: { pids(): number[] } }, what: string, call: () => Promise<unknown>): Promise<void> {
-    expectOutcome(await settle(settled(Promise.resolve().then(call)), what), { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
-    expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
-    await expectNoServer(side.ws, what).catch(() => {
-      throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStopsServer", { what }), pids: side.ws.pids().filter(isAlive).join(", ") }));
+      await protocolFault(side, CALL_LABEL, () => side.client.callTool("echo", { value: "x" }));
     });
   }
   toString(): string {
     return mmsg("thenSemicolon", { first: INIT_LABEL, next: CALL_LABEL });
   }
+}
+
+// The call ends in MCP_PROTOCOL_ERROR, initialized is false, and the server is stopped.
+export async function protocolFault(side: { client: { initialized: boolean }; ws: { pids(): number[] } }, what: string, call: () => Promise<unknown>): Promise<void> {
+  expectOutcome(await settle(settled(Promise.resolve().then(call)), what), { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
+  expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
+  await expectNoServer(side.ws, what).catch(() => {
+    throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStopsServer", { what }), pids: side.ws.pids().filter(isAlive).join(", ") }));
+  });
 }
 
 const INIT_LABEL = noted("initialize()", mmsg("noteNoServerInfo"));
