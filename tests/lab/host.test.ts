@@ -146,6 +146,31 @@ describe("the host channel", () => {
     }
   });
 
+  it("never takes the late answer to a signal it gave up on for the answer to the next request", () => {
+    // With no time to answer, every signal() is given up on at once ("ETIMEDOUT"), and the
+    // bridge's answer to it comes while the next request waits: that request must still get
+    // its own answer (the first flip seen in a fresh-clone CI: a constructor that threw in the
+    // host "got no error" in the test, handed the answer to a late signal).
+    const entry = submission("late-signal", `export class McpClient { get pendingCount() { return 7; } }`);
+    const channel = new HostChannel(entry, { answerMs: 0 });
+    try {
+      expect(channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toMatchObject({ ok: true });
+      let gaveUp = 0;
+      for (let round = 0; round < 50; round++) {
+        // (Signal 0 to this process: nothing is sent, the answer says it could have been.)
+        const outcome = channel.signal(process.pid, 0);
+        expect([undefined, "ETIMEDOUT"]).toContain(outcome);
+        if (outcome === "ETIMEDOUT") gaveUp += 1;
+        expect(channel.request({ t: "get", client: 1 })).toMatchObject({ ok: true, state: { pendingCount: encodeValue(7) } });
+      }
+      // (An answer can still beat the first look at the clock now and then; not 50 times.)
+      expect(gaveUp).toBeGreaterThan(0);
+      expect(channel.dead).toBe(false);
+    } finally {
+      channel.stop();
+    }
+  });
+
   it("gives up on a host that loops without answering once it spent its CPU budget, and stops it", () => {
     const entry = submission("stuck", `export class McpClient { constructor() { for (;;) {} } }`);
     const channel = new HostChannel(entry, { answerMs: 3_000 });

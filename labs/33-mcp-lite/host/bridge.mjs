@@ -63,13 +63,23 @@ function start({ command, env, cwd, maxLine, answerMs }) {
   port.on("message", onRequest);
 }
 
-// Answers the main thread's one outstanding synchronous request.
-function answer(/** @type {string} */ line) {
+/** The synchronous request (its seq) the main thread waits on now; 0 when none. The main
+ *  thread posts one only once the last has ended (answered, or given up on), so a newer one
+ *  makes every older one stale. */
+let waitingSeq = 0;
+
+// Answers the main thread's one outstanding synchronous request, `seq`: the answer, then the
+// seq in the control word (what the main thread waits to see). An answer to any other request
+// is dropped: it comes after the main thread gave up on it (a signal the launcher delivered
+// late), and written now it would be read as the answer to the request it waits on.
+function answer(/** @type {string} */ line, /** @type {number} */ seq) {
+  if (seq !== waitingSeq) return;
+  waitingSeq = 0;
   const bytes = Buffer.from(line, "utf8");
   const body = bytes.length <= data.length ? bytes : Buffer.from(JSON.stringify({ t: "reply", ok: false, error: { mcp: false, message: "the host's answer is too large" } }));
   data.set(body);
   Atomics.store(control, 1, body.length);
-  Atomics.store(control, 0, 1);
+  Atomics.store(control, 0, seq);
   Atomics.notify(control, 0);
 }
 
@@ -104,7 +114,7 @@ function readHost(/** @type {number} */ maxLine) {
       if (message?.t === "reply" && syncSeqs.has(message.seq)) {
         syncSeqs.delete(message.seq);
         stopWatch();
-        answer(line);
+        answer(line, message.seq);
       } else if (HOST_SAYS.has(message?.t)) port.postMessage(message);
       // (Anything else is dropped: "pid", "exit" and "fault" are this bridge's words about the
       // host, never the host's. A host that says them, a forged exit to pass the drain check or
@@ -130,9 +140,10 @@ async function onHostExit(/** @type {number | null} */ code, /** @type {string |
   exit = { code, signal, oom: /heap out of memory|Allocation failed/i.test(stderrTail) };
   port.postMessage({ t: "exit", ...exit });
   if (syncSeqs.size > 0) {
+    const seqs = [...syncSeqs];
     syncSeqs.clear();
     stopWatch();
-    answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
+    for (const seq of seqs) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }), seq);
   }
 }
 
@@ -143,16 +154,20 @@ function onRequest(/** @type {any} */ message) {
   }
   // A signal for a process of the host's (through the launcher): answered at once.
   if (message.t === "signal") {
-    host.signal(message.pid, message.signal, (error) => answer(JSON.stringify({ t: "reply", ok: true, error })));
+    waitingSeq = message.seq;
+    host.signal(message.pid, message.signal, (error) => answer(JSON.stringify({ t: "reply", ok: true, error }), message.seq));
     return;
   }
   // A batch is one line: the host handles all of it in one turn of its event loop.
   const messages = message.t === "batch" ? message.messages : [message];
   for (const each of messages) {
-    if (each.sync) syncSeqs.add(each.seq);
+    if (each.sync) {
+      syncSeqs.add(each.seq);
+      waitingSeq = each.seq;
+    }
     if (each.sync && !ended) watchSync(each.seq);
     if (!ended) continue;
-    if (each.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }));
+    if (each.sync) answer(JSON.stringify({ t: "reply", ok: false, gone: true, exit }), each.seq);
     else port.postMessage({ t: "settled", seq: each.seq, ok: false, gone: true, exit });
   }
   if (!ended) host.write(`${JSON.stringify(message)}\n`);
@@ -213,7 +228,7 @@ function watchSync(/** @type {number} */ seq) {
     if (!stuck) return;
     syncSeqs.delete(seq);
     stopWatch();
-    answer(JSON.stringify({ t: "reply", ok: false, stuck, ms }));
+    answer(JSON.stringify({ t: "reply", ok: false, stuck, ms }), seq);
   }, WATCH_MS);
 }
 

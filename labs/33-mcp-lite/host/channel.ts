@@ -26,6 +26,8 @@ export const HOST_ANSWER_MS = Number(process.env.LAB_HOST_ANSWER_MS ?? 5_000);
 /** Beyond the bridge's own last bound (six times the budget), for a bridge that cannot answer. */
 const BRIDGE_SLACK_MS = 10_000;
 const SAB_BYTES = 16 * 1024 * 1024;
+/** A clock no test's fake timers replace (taken as this module loads). */
+const monotonicMs = performance.now.bind(performance);
 
 /** Pids of the host processes this worker started (the grader's stray check skips them). */
 export const HOST_PIDS: Set<number> = ((globalThis as Record<symbol, unknown>)[Symbol.for("lab.hostPids")] ??= new Set<number>()) as Set<number>;
@@ -190,9 +192,7 @@ export class HostChannel {
     // The bridge decides when the host is stuck (from the host's CPU time: see bridge.mjs) and
     // then answers for it; this wait's own bound is only for a bridge that cannot answer at all.
     const bound = this.answerMs * 6 + BRIDGE_SLACK_MS;
-    const outcome = Atomics.wait(this.control, 0, 0, bound);
-    const length = Atomics.load(this.control, 1);
-    const reply = outcome === "timed-out" ? { stuck: "blocked", ms: bound } : JSON.parse(Buffer.from(this.data.subarray(0, length)).toString("utf8"));
+    const reply = this.answerFor(seq, bound) ?? { stuck: "blocked", ms: bound };
     if (reply.stuck) {
       this.worker.postMessage({ t: "stop" });
       const stuck = reply.stuck === "busy" ? msg("hostStuck", { ms: this.answerMs }) : msg("hostBlocked", { ms: Number(reply.ms) || this.answerMs });
@@ -254,10 +254,26 @@ export class HostChannel {
     Atomics.store(this.control, 0, 0);
     const before = this.takeBatch();
     if (before.length > 0) this.worker.postMessage(before.length === 1 ? before[0] : { t: "batch", messages: before });
-    this.worker.postMessage({ t: "signal", pid, signal });
-    if (Atomics.wait(this.control, 0, 0, this.answerMs) === "timed-out") return "ETIMEDOUT";
-    const reply = JSON.parse(Buffer.from(this.data.subarray(0, Atomics.load(this.control, 1))).toString("utf8"));
-    return reply.error ?? undefined;
+    const seq = ++this.seq;
+    this.worker.postMessage({ t: "signal", pid, signal, seq });
+    const reply = this.answerFor(seq, this.answerMs);
+    return reply === undefined ? "ETIMEDOUT" : (reply.error ?? undefined);
+  }
+
+  // Waits for the bridge's answer to synchronous request `seq`, at most `boundMs`: the reply,
+  // or undefined when none came in time. The bridge writes the seq it answers into the control
+  // word (and drops an answer to any request but the one waited for), so an answer that comes
+  // too late for its own request (a signal the launcher took long to deliver) is never read
+  // as the answer to the next one.
+  private answerFor(seq: number, boundMs: number): any {
+    const deadline = monotonicMs() + boundMs;
+    for (;;) {
+      const seen = Atomics.load(this.control, 0);
+      if (seen === seq) return JSON.parse(Buffer.from(this.data.subarray(0, Atomics.load(this.control, 1))).toString("utf8"));
+      const left = deadline - monotonicMs();
+      if (left <= 0) return undefined;
+      Atomics.wait(this.control, 0, seen, left);
+    }
   }
 
   /** A pid of the host's namespace (what the client and its servers report) as this worker sees it. */
