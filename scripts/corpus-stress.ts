@@ -48,6 +48,11 @@ function parseFlags(argv: string[]): Flags {
   return flags;
 }
 
+// A progress line on stderr (the report stays on stdout).
+function note(text: string): void {
+  process.stderr.write(`corpus:stress: ${text}\n`);
+}
+
 function usage(text: string): never {
   process.stderr.write(`corpus:stress: ${text}\n`);
   process.exit(2);
@@ -126,6 +131,7 @@ async function run(f: Flags): Promise<number> {
     const started = Date.now();
     for (let round = 1; round <= f.rounds; round++) {
       const queue = [...entries];
+      let done = 0;
       const worker = async () => {
         for (let e = queue.shift(); e; e = queue.shift()) {
           const t0 = Date.now();
@@ -134,6 +140,10 @@ async function run(f: Flags): Promise<number> {
           const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
           verdicts.get(e.name)!.push(verdict);
+          // One line per grade as it ends, so a run stopped early (it takes hours) still shows
+          // every verdict it reached.
+          done += 1;
+          note(`round ${round}/${f.rounds}, ${done}/${entries.length}: ${e.name} ${r.status} ${r.score}/${r.maxScore} in ${verdict.ms} ms`);
         }
       };
       await Promise.all(Array.from({ length: f.workers }, worker));
