@@ -19,4 +19,4 @@ export function limiter(size: number): <T>(task: () => Promise<T>) => Promise<T>
 /** Concurrent grades in the grader's own tests (2 cores: more only adds contention). */
 export const GRADE_POOL_SIZE = Number(process.env.GRADER_TEST_POOL ?? 3);
 /** Per-test limit for a test that grades, in ms (a safety net; grades finish far sooner). */
-export const GRADE_TEST_TIMEOUT_MS = 240_000;
+export const GRADE_TEST_TIMEOUT_MS = 360_000;
