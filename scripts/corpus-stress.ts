@@ -113,6 +113,8 @@ interface Verdict {
   score: number;
   maxScore: number;
   checks: Record<string, string>;
+  /** Why each check that did not pass did not (its message and its failing tests'), to explain a flip. */
+  why?: Record<string, string>;
   ms: number;
 }
 
@@ -139,6 +141,8 @@ async function run(f: Flags): Promise<number> {
           const checks = Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
           const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
+          const why = r.checks.filter((c) => c.status !== "pass").map((c) => [c.id, [c.message, ...c.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ").slice(0, 1_000)]);
+          if (why.length > 0) verdict.why = Object.fromEntries(why);
           verdicts.get(e.name)!.push(verdict);
           // One line per grade as it ends, so a run stopped early (it takes hours) still shows
           // every verdict it reached.
@@ -159,7 +163,11 @@ async function run(f: Flags): Promise<number> {
         flips.push(`${name}: status ${rounds.map((r) => r.status).join(" / ")}${why ? ` (error: ${why})` : ""}`);
       }
       if (differ((v) => v.score)) flips.push(`${name}: score ${rounds.map((r) => r.score).join(" / ")}`);
-      for (const id of ids) if (differ((v) => v.checks[id])) flips.push(`${name}: ${id} ${rounds.map((r) => r.checks[id] ?? "-").join(" / ")}`);
+      for (const id of ids) {
+        if (!differ((v) => v.checks[id])) continue;
+        const why = rounds.find((r) => r.checks[id] !== "pass" && r.why?.[id])?.why?.[id];
+        flips.push(`${name}: ${id} ${rounds.map((r) => r.checks[id] ?? "-").join(" / ")}${why ? ` (${why})` : ""}`);
+      }
     }
     const solution = verdicts.get("solution") ?? [];
     const solutionShort = solution.filter((v) => v.status !== "pass" || v.score !== v.maxScore);
