@@ -15,7 +15,7 @@
 // Exit status: 0 all tests passed, 1 a test failed or the run was stopped, 2 the folder
 // cannot be tested (no entry file, type errors, import failed).
 import { spawn, type StdioOptions } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -221,7 +221,7 @@ async function oneRun(target: Target, options: LabTestOptions): Promise<number> 
       return 2;
     }
     console.log(say(lang, "importOk", { exports: target.manifest.requiredExports.join(", ") }));
-    return await testStep(target, options, join(temp, "progress.jsonl"));
+    return await testStep(target, options, temp);
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
@@ -270,8 +270,14 @@ async function typecheckStep({ manifest, dir }: Target, temp: string, lang: Lang
 }
 
 // ③ The evidence tests in vitest, one run under the wall-clock limit.
-async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptions, progressFile: string): Promise<number> {
+// `temp` is the run's own folder (oneRun removes it): the progress file, and the temp dir of
+// vitest and the tests, so the fixture workspaces go with it too, even from a run stopped at the
+// limit, whose workers are killed before they can remove them.
+async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptions, temp: string): Promise<number> {
   const { lang } = options;
+  const progressFile = join(temp, "progress.jsonl");
+  const scratch = join(temp, "tmp");
+  mkdirSync(scratch);
   const reporters = options.rest.some((a) => a.startsWith("--reporter")) ? [] : ["--reporter=default"];
   const env = {
     LAB_TEST_FILES: manifest.evidenceFiles.join(","),
@@ -279,6 +285,10 @@ async function testStep({ manifest, labDir, dir }: Target, options: LabTestOptio
     LAB_SUBMISSION: dir,
     LAB_LANG: lang,
     LAB_PROGRESS_FILE: progressFile,
+    // (os.tmpdir() reads TMPDIR, and TEMP or TMP on Windows.)
+    TMPDIR: scratch,
+    TEMP: scratch,
+    TMP: scratch,
   };
   const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
   const config = join(labDir, manifest.vitestConfig);

@@ -3,7 +3,7 @@
 // wall-clock limit with the tests (or test files) still running named; --lang en and LAB_LANG are honoured.
 
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -63,9 +63,14 @@ describe("lab:starter", () => {
 
   it("stops a client whose callTool never returns at the wall-clock limit and names the tests still running, in English", { timeout: 300_000 }, async () => {
     const copy = starterWith((s) => s.replace("return this.call(\"tools/call\", { name, arguments: args });", "for (;;) {}"));
+    // The loop's own temp dir: a run stopped at the limit must leave nothing in it (its
+    // workers are killed before they can remove their fixture workspaces).
+    const temp = mkdtempSync(join(tmpdir(), "lab33-loop-test-"));
     try {
       // Long enough for vitest to start the test on a loaded machine; the loop never ends.
-      const { code, output } = await labTest([copy.dir, "--limit-s", "60", "happy-path"], { LAB_LANG: "en" });
+      const { code, output } = await labTest([copy.dir, "--limit-s", "60", "happy-path"], { LAB_LANG: "en", TMPDIR: temp, TEMP: temp, TMP: temp });
+      // (tsx keeps its compile cache there, tsx-<uid>, on purpose: not the run's.)
+      expect(readdirSync(temp).filter((name) => !name.startsWith("tsx-"))).toEqual([]);
       expect(code).toBe(1);
       expect(output).toContain("The run was stopped after 60 s");
       // The worker is stuck before it can report its test, so the file is named.
@@ -73,6 +78,7 @@ describe("lab:starter", () => {
       expect(output).toContain("1. type check of");
     } finally {
       copy.cleanup();
+      rmSync(temp, { recursive: true, force: true });
     }
   });
 
