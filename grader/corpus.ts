@@ -87,3 +87,8 @@ export function materialize(entry: CorpusEntry, solutionDir: string, work: strin
   }
   return dest;
 }
+
+/** Why a check did not pass, in one line: its message, then each failing test's title and message. */
+export function whyNotPassed(check: { message?: string; tests: Array<{ title: string; status: string; message?: string }> }): string {
+  return [check.message, ...check.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ");
+}

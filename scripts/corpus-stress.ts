@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listCorpus, materialize } from "../grader/corpus.ts";
+import { listCorpus, materialize, whyNotPassed } from "../grader/corpus.ts";
 import { grade, loadManifest } from "../grader/grade.ts";
 
 interface Flags {
@@ -54,7 +54,7 @@ function note(text: string): void {
 }
 
 function usage(text: string): never {
-  process.stderr.write(`corpus:stress: ${text}\n`);
+  note(text);
   process.exit(2);
 }
 
@@ -141,7 +141,7 @@ async function run(f: Flags): Promise<number> {
           const checks = Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
           const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
-          const why = r.checks.filter((c) => c.status !== "pass").map((c) => [c.id, [c.message, ...c.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ").slice(0, 1_000)]);
+          const why = r.checks.filter((c) => c.status !== "pass").map((c) => [c.id, whyNotPassed(c).slice(0, 1_000)]);
           if (why.length > 0) verdict.why = Object.fromEntries(why);
           verdicts.get(e.name)!.push(verdict);
           // One line per grade as it ends, so a run stopped early (it takes hours) still shows

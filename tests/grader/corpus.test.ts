@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listCorpus, materialize } from "../../grader/corpus.ts";
+import { listCorpus, materialize, whyNotPassed } from "../../grader/corpus.ts";
 import { grade, loadManifest, ROOT, TOKEN_ENV } from "../../grader/grade.ts";
 import { commandLine, isLive, listProcs, withEnvToken } from "../../grader/procs.ts";
 import { sandboxSupport } from "../../grader/sandbox/index.ts";
@@ -110,7 +110,7 @@ describe.concurrent("corpus entries", () => {
       // On a wrong status, say which checks did not pass and why (a flip must be explainable).
       const notPassed = result.checks
         .filter((c) => c.status !== "pass")
-        .map((c) => `${c.id} ${c.status}: ${[c.message, ...c.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ")}`);
+        .map((c) => `${c.id} ${c.status}: ${whyNotPassed(c)}`);
       const status = sandbox === "off" ? (entry.expected.statusSandboxOff ?? entry.expected.status) : entry.expected.status;
       expect(result.status, `${result.message ?? ""}\n${notPassed.join("\n")}`).toBe(status);
       for (const id of entry.expected.mustFail) expect(byId[id], `${id} must not pass`).not.toBe("pass");

@@ -184,7 +184,6 @@ export class HostChannel {
   request(message: object): any {
     if (this.dead) throw new HostError(this.why || msg("hostGone"));
     const seq = ++this.seq;
-    Atomics.store(this.control, 0, 0);
     const sync = { ...message, seq, sync: true };
     const before = this.takeBatch();
     this.given([...before, sync]);
@@ -251,7 +250,6 @@ export class HostChannel {
   /** Signals a process of the host's namespace through the launcher (a pid of this worker's view); the error code, if any. */
   signal(pid: number, signal: string | number): string | undefined {
     if (this.dead) return "ESRCH";
-    Atomics.store(this.control, 0, 0);
     const before = this.takeBatch();
     if (before.length > 0) this.worker.postMessage(before.length === 1 ? before[0] : { t: "batch", messages: before });
     const seq = ++this.seq;
