@@ -7,7 +7,8 @@ import "../../labs/33-mcp-lite/probes/spawn-recorder.ts";
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../fixtures/index.ts";
-import { HungError, settleWithin, startupWithin } from "../../labs/33-mcp-lite/tests/support.ts";
+import { HangClock, HungError, settleWithin, startupWithin, type ClockSources } from "../../labs/33-mcp-lite/tests/support.ts";
+import { runDelayMs } from "../../labs/33-mcp-lite/tests/observers.ts";
 
 function busyWait(ms: number): void {
   const end = Date.now() + ms;
@@ -62,5 +63,50 @@ describe("hang detectors under load", () => {
   it("still calls an initialize() that never starts a server hung", async () => {
     const outcome = startupWithin({ pids: () => [], log: () => [] }, new Promise(() => {}), "initialize()", 200);
     await expect(outcome).rejects.toBeInstanceOf(HungError);
+  });
+});
+
+// The clock's arithmetic, from readings the test scripts: the wall clock and the kernel's
+// count of the time this process and the client's host spent runnable, waiting for a CPU.
+describe("the hang detectors' clock", () => {
+  function scripted(steps: Array<{ wall: number; self?: number; host?: { pid: number; ms: number } }>): { clock: HangClock; counted: () => number[] } {
+    let at = 0;
+    const sources: ClockSources = { now: () => steps[at]!.wall, selfDelay: () => steps[at]!.self, hostDelay: () => steps[at]!.host };
+    const clock = new HangClock(sources);
+    return {
+      clock,
+      counted: () => {
+        const totals: number[] = [];
+        for (at = 1; at < steps.length; at++) totals.push(clock.advance());
+        return totals;
+      },
+    };
+  }
+
+  it("counts the wall clock, at most 50 ms a poll, when nothing waited for a CPU", () => {
+    const { counted } = scripted([{ wall: 0, self: 5, host: { pid: 7, ms: 9 } }, { wall: 10, self: 5, host: { pid: 7, ms: 9 } }, { wall: 210, self: 5, host: { pid: 7, ms: 9 } }]);
+    expect(counted()).toEqual([10, 60]);
+  });
+
+  it("does not count the time the client's host waited for a CPU", () => {
+    // Each 50 ms poll, the host was runnable but not running for 40 ms of it.
+    const { counted } = scripted([0, 1, 2, 3].map((i) => ({ wall: i * 50, self: 0, host: { pid: 7, ms: 100 + i * 40 } })));
+    expect(counted()).toEqual([10, 20, 30]);
+  });
+
+  it("does not count the time this process waited for a CPU, and never counts backwards", () => {
+    const { counted } = scripted([{ wall: 0, self: 0 }, { wall: 50, self: 30 }, { wall: 100, self: 130 }, { wall: 150, self: 130 }]);
+    expect(counted()).toEqual([20, 20, 70]);
+  });
+
+  it("counts a host that loops or waits on nothing, and never compares two hosts' counts", () => {
+    // A host replaced between two polls (pid 7, then pid 8) has a count of its own.
+    const { counted } = scripted([{ wall: 0, host: { pid: 7, ms: 500 } }, { wall: 50, host: { pid: 8, ms: 0 } }, { wall: 100, host: { pid: 8, ms: 0 } }]);
+    expect(counted()).toEqual([50, 100]);
+  });
+
+  it("reads the kernel's count where there is one, and none where there is no such file", () => {
+    if (process.platform === "linux") expect(runDelayMs()).toBeGreaterThanOrEqual(0);
+    expect(runDelayMs("/proc/0/no-such-file")).toBeUndefined();
   });
 });

@@ -98,6 +98,19 @@ export function stillness(): string | undefined {
   return `${here}|${there.still}`;
 }
 
+/**
+ * The client's host as the hang detectors' clock sees it: its pid (this worker's view) and the
+ * time its main thread has spent runnable but waiting for a CPU so far (ms, Linux
+ * /proc/<pid>/schedstat), or undefined where the client runs in this process or there is no
+ * such file. Read by the clock only: the host cannot write it.
+ */
+export function hostStarvedMs(): { pid: number; ms: number } | undefined {
+  const pid = HOSTED ? currentHost()?.pid : undefined;
+  if (pid === undefined) return undefined;
+  const ms = local.runDelayMs(`/proc/${pid}/schedstat`);
+  return ms === undefined ? undefined : { pid, ms };
+}
+
 export function startedCount(): number {
   return HOSTED ? ask<number>("startedCount", undefined, 0) : recorder.startedCount();
 }

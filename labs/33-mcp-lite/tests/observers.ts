@@ -281,6 +281,22 @@ function stillProcess(p: StartedProcess): string | undefined {
   return `${child.pid}:${state.in}:${state.out}:${state.err}:${state.eof}`;
 }
 
+/**
+ * How long the thread behind `file` (/proc/<pid>/schedstat: a process's main thread) has been
+ * runnable but waiting for a CPU so far, in ms (the second field, in ns); undefined where there
+ * is no such file (not Linux, a process gone).
+ */
+export function runDelayMs(file = "/proc/self/schedstat"): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const ns = Number(text.split(" ")[1]);
+  return Number.isFinite(ns) && ns >= 0 ? ns / 1e6 : undefined;
+}
+
 // The kernel's view of a live process: asleep (waiting for input), with no signal pending.
 // A process that is running, stopped, dying or dead, or that has a signal on its way (sent by
 // someone this worker cannot see, a `kill` command say), may still do something. Where
