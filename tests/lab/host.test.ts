@@ -194,6 +194,20 @@ describe("the host channel", () => {
     expect(channel.why).toMatch(/synchronous wait|同步等待/);
     expect(channel.why).toMatch(/new McpClient\(\)/);
   });
+
+  it("calls a host that neither loops nor blocks but never answers slow, with the CPU it used, at six times its budget", async () => {
+    // 5 ms of CPU in every 50: a tenth of the budget's worth of CPU per budget of wall time,
+    // so never "busy" before the six-budget bound (that would take ten), nor "blocked" (1 %).
+    const entry = submission("slow", `export class McpClient { constructor() { const nap = new Int32Array(new SharedArrayBuffer(4)); for (;;) { const end = Date.now() + 5; while (Date.now() < end) {} Atomics.wait(nap, 0, 0, 45); } } }`);
+    const channel = new HostChannel(entry, { answerMs: 500 });
+    // (Once the host is up: its start-up's CPU is not the constructor's. Asked without a
+    // CPU budget: an answer that comes as a message.)
+    expect(await channel.send({ t: "query", what: "stillness" })).toMatchObject({ ok: true });
+    expect(() => channel.request({ t: "new", client: 1, args: packArgs([{}]) })).toThrow(HostError);
+    expect(channel.dead).toBe(true);
+    expect(channel.why).toMatch(/did not answer within \d+ ms, using only \d+ ms of CPU time|内没有应答，其间只用了 \d+ ms 的 CPU/);
+    expect(channel.why).not.toMatch(/synchronous wait that never returns|loop that never yields/);
+  });
 });
 
 describe("the wire", () => {

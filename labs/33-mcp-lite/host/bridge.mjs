@@ -181,8 +181,8 @@ function onRequest(/** @type {any} */ message) {
 // - "blocked": over the last `budgetMs` of wall time it used almost no CPU (under 1 %: a
 //   synchronous wait that never ends; a host starved by load still gets its share);
 // - without a readable /proc (not Linux) the wall clock stands in for the CPU clock;
-// - and whatever the clocks say, six times `budgetMs` of wall time is the end.
-// The answer `{ stuck, ms }` ends the request; the main thread then stops the host.
+// - and whatever the clocks say, six times `budgetMs` of wall time is the end ("slow").
+// The answer `{ stuck, ms, cpuMs }` ends the request; the main thread then stops the host.
 
 /** The host's CPU time so far (ms; user and system, all its threads), or undefined when unreadable. */
 function hostCpuMs() {
@@ -210,7 +210,7 @@ function watchSync(/** @type {number} */ seq) {
     const now = Date.now();
     const wall = now - since;
     const cpu = hostCpuMs();
-    /** @type {"busy" | "blocked" | undefined} */
+    /** @type {"busy" | "blocked" | "slow" | undefined} */
     let stuck;
     let ms = budgetMs;
     if (cpu !== undefined) {
@@ -221,14 +221,17 @@ function watchSync(/** @type {number} */ seq) {
       if (cpu - firstCpu >= budgetMs) stuck = "busy";
       else if (now - oldest.at >= budgetMs && cpu - oldest.cpu < budgetMs / 100) stuck = "blocked";
     } else if (unreadable && wall >= budgetMs) stuck = "busy";
+    // (Neither of the above: the host used some CPU, too little to call it busy, on a machine
+    // too loaded to call it blocked. Said as it is: slow, with the CPU it did use.)
     if (!stuck && wall >= budgetMs * 6) {
-      stuck = "blocked";
+      stuck = "slow";
       ms = wall;
     }
     if (!stuck) return;
     syncSeqs.delete(seq);
     stopWatch();
-    answer(JSON.stringify({ t: "reply", ok: false, stuck, ms }), seq);
+    const used = cpu !== undefined && firstCpu !== undefined ? Math.round(cpu - firstCpu) : undefined;
+    answer(JSON.stringify({ t: "reply", ok: false, stuck, ms, ...(used === undefined ? {} : { cpuMs: used }) }), seq);
   }, WATCH_MS);
 }
 

@@ -191,10 +191,10 @@ export class HostChannel {
     // The bridge decides when the host is stuck (from the host's CPU time: see bridge.mjs) and
     // then answers for it; this wait's own bound is only for a bridge that cannot answer at all.
     const bound = this.answerMs * 6 + BRIDGE_SLACK_MS;
-    const reply = this.answerFor(seq, bound) ?? { stuck: "blocked", ms: bound };
+    const reply = this.answerFor(seq, bound) ?? { stuck: "slow", ms: bound };
     if (reply.stuck) {
       this.worker.postMessage({ t: "stop" });
-      const stuck = reply.stuck === "busy" ? msg("hostStuck", { ms: this.answerMs }) : msg("hostBlocked", { ms: Number(reply.ms) || this.answerMs });
+      const stuck = stuckMessage(reply, this.answerMs);
       this.fail(this.lastGiven.length > 0 ? `${stuck}${msg("hostLastGiven", { what: this.lastGiven.join(", ") })}` : stuck);
       throw new HostError(this.why);
     }
@@ -295,6 +295,16 @@ function describeRequest(message: object): string | undefined {
   if (m.t === "get") return "pendingCount / pid / initialized / stderr";
   if (m.t === "abort") return "AbortSignal abort";
   return undefined;
+}
+
+// Why the bridge gave up on a synchronous request, in the learner's language: the host busy
+// (CPU spent, no answer), blocked (no CPU used for a long while), or neither (slow: the
+// bridge's last bound, with the CPU it did use where that is known).
+function stuckMessage(reply: { stuck: string; ms?: unknown; cpuMs?: unknown }, answerMs: number): string {
+  const ms = Number(reply.ms) || answerMs;
+  if (reply.stuck === "busy") return msg("hostStuck", { ms: answerMs });
+  if (reply.stuck === "blocked") return msg("hostBlocked", { ms });
+  return typeof reply.cpuMs === "number" ? msg("hostSlow", { ms, cpu: reply.cpuMs }) : msg("hostNoAnswer", { ms });
 }
 
 // Why the host ended, in the learner's language (an out-of-memory death named as such).

@@ -30,6 +30,14 @@ const catalog = {
     zh: "客户端所在的进程 {ms} ms 内既没有应答，也几乎没有用 CPU：提交的代码卡在一个永远不返回的同步等待里？",
     en: "the process the client runs in neither answered nor used any CPU time to speak of for {ms} ms: is the submission stuck in a synchronous wait that never returns?",
   },
+  hostSlow: {
+    zh: "客户端所在的进程 {ms} ms 内没有应答，其间只用了 {cpu} ms 的 CPU 时间：提交的代码在一次同步调用里等得太久，或者这台机器负载过重",
+    en: "the process the client runs in did not answer within {ms} ms, using only {cpu} ms of CPU time meanwhile: the submission waits too long inside one synchronous call, or this machine is overloaded",
+  },
+  hostNoAnswer: {
+    zh: "客户端所在的进程 {ms} ms 内没有应答",
+    en: "the process the client runs in did not answer within {ms} ms",
+  },
   hung: {
     zh: "挂起：{label} 在 {ms} ms 内既没有 resolve 也没有 reject",
     en: "hung: {label} never settled within {ms} ms",
