@@ -6,7 +6,7 @@ import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
 import { abortListeners, hostStarvedMs, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
-import { realSetTimeout, runDelayMs, SUBMISSION_DIR, untracked } from "./observers.ts";
+import { realSetTimeout, SUBMISSION_DIR, untracked } from "./observers.ts";
 import { createFixtureWorkspace, isAlive, poolOn, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
 /** How long a test waits for a promise the fixture has already answered (ms). */
@@ -32,44 +32,38 @@ export class HungError extends Error {
 // The hang detectors' clock: it measures time the client had to run, not wall time in which
 // nothing could run. It advances in polls of POLL_MS and counts at most MAX_STEP_MS per poll
 // (a poll that comes late, this process starved of CPU, adds little), and from each step it
-// takes away the time this process's main thread or the client's host's (in a grade) spent
-// runnable but waiting for a CPU meanwhile, as the kernel counts it (/proc/<pid>/schedstat):
-// on a machine loaded far past its cores, a correct client's chain of turns (its host, the
-// fixture in this process) can take seconds of wall time without being slow. A client that
-// waits on nothing, or loops, is not starved: its time counts. On an idle machine, and where
-// there is no /proc, it is the wall clock.
+// takes away the time the client's host (in a grade) spent runnable but waiting for a CPU
+// meanwhile, as the kernel counts it (/proc/<pid>/schedstat, read here: the host cannot write
+// it). A host starved on a machine loaded far past its cores can take seconds of wall time
+// over a turn while this worker's polls come on time; a client that waits on nothing, or
+// loops, is not waiting for a CPU, and its time counts. On an idle machine, and where there
+// is no /proc, it is the wall clock.
 const POLL_MS = 10;
 const MAX_STEP_MS = 50;
 
-/** What the clock reads: the time, and how long this process and the client's host have waited for a CPU so far (ms). */
+/** What the clock reads: the time, and how long the client's host has waited for a CPU so far (ms). */
 export interface ClockSources {
   now(): number;
-  selfDelay(): number | undefined;
   hostDelay(): { pid: number; ms: number } | undefined;
 }
-const KERNEL: ClockSources = { now: () => Date.now(), selfDelay: () => runDelayMs(), hostDelay: hostStarvedMs };
+const KERNEL: ClockSources = { now: () => Date.now(), hostDelay: hostStarvedMs };
 
 export class HangClock {
   elapsed = 0;
   private last: number;
-  private selfDelay: number | undefined;
   private hostDelay: { pid: number; ms: number } | undefined;
   constructor(private readonly sources: ClockSources = KERNEL) {
     this.last = sources.now();
-    this.selfDelay = sources.selfDelay();
     this.hostDelay = sources.hostDelay();
   }
-  /** Adds the time since the last call (capped, less the time spent starved) when `counting`, and returns the total. */
+  /** Adds the time since the last call (capped, less the time the host spent starved) when `counting`, and returns the total. */
   advance(counting = true): number {
     const now = this.sources.now();
-    const selfDelay = this.sources.selfDelay();
     const hostDelay = this.sources.hostDelay();
-    const selfStarved = selfDelay !== undefined && this.selfDelay !== undefined ? selfDelay - this.selfDelay : 0;
     // (A host that ended and was replaced meanwhile is another thread: nothing to compare.)
     const hostStarved = hostDelay && this.hostDelay && hostDelay.pid === this.hostDelay.pid ? hostDelay.ms - this.hostDelay.ms : 0;
-    const step = Math.min(now - this.last, MAX_STEP_MS) - Math.max(selfStarved, hostStarved, 0);
+    const step = Math.min(now - this.last, MAX_STEP_MS) - Math.max(hostStarved, 0);
     this.last = now;
-    this.selfDelay = selfDelay;
     this.hostDelay = hostDelay;
     if (counting) this.elapsed += Math.max(step, 0);
     return this.elapsed;
