@@ -2,11 +2,9 @@
 // broken close() only as long as the hang detector does (a probe run stays fast on a client
 // that never settles), and the seed that drives every random choice comes from LAB_SEED.
 
-import { onTestFinished } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
-import { abortListeners, check, HANG_MS, liveClientTimers, settleWithin, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
-import { msg } from "../tests/messages.ts";
+import { abortListeners, check, HANG_MS, liveClientTimers, madeWithCleanup, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 
 /** The seed of this run (the grader passes --seed as LAB_SEED). */
@@ -33,13 +31,9 @@ export function probeHarness<C extends ClientLike>(
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-probe-");
   const command = ws.command({ selfDestructMs: 60_000, ...fixture });
-  const client = make(command);
-  onTestFinished(async () => {
-    // A correct close() against these fixtures takes milliseconds; a broken one is already
-    // reported by the probe, so cleanup does not wait the full hang deadline for it again.
-    const closed = await settleWithin(Promise.resolve().then(() => client.close()), msg("closeDuringCleanup"), HANG_MS / 2).catch(() => undefined);
-    await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
-  });
+  // A correct close() against these fixtures takes milliseconds; a broken one is already
+  // reported by the probe, so cleanup does not wait the full hang deadline for it again.
+  const client = madeWithCleanup(ws, () => make(command), HANG_MS / 2);
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
 }
 

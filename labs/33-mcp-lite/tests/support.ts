@@ -250,14 +250,25 @@ export function harness<C extends ClientLike>(
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace();
   const command = ws.command({ selfDestructMs: 60_000, ...fixture });
-  const client = make(command);
-  onTestFinished(async () => {
-    // A correct close() against these fixtures takes milliseconds; waiting the hang deadline
-    // (not more) keeps a client whose close() never settles from costing seconds per test.
-    const closed = await settleWithin(Promise.resolve().then(() => client.close()), msg("closeDuringCleanup"), HANG_MS).catch(() => undefined);
-    await ws.cleanup({ closeResolved: closed?.status === "fulfilled" });
-  });
+  // A correct close() against these fixtures takes milliseconds; waiting the hang deadline
+  // (not more) keeps a client whose close() never settles from costing seconds per test.
+  const client = madeWithCleanup(ws, () => make(command), HANG_MS);
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
+}
+
+// Makes a client on `ws` and registers its cleanup with the current test, pass or fail: close
+// (bounded by `closeMs`), then kill whatever the fixture recorded and remove the workspace.
+// Registered before the client is made, so a constructor that throws (a test of bad options)
+// still has its workspace removed.
+export function madeWithCleanup<C extends ClientLike>(ws: FixtureWorkspace, make: () => C, closeMs: number): C {
+  let client: C | undefined;
+  onTestFinished(async () => {
+    const made = client;
+    const closed = made && (await settleWithin(Promise.resolve().then(() => made.close()), msg("closeDuringCleanup"), closeMs).catch(() => undefined));
+    await ws.cleanup({ closeResolved: !made || closed?.status === "fulfilled" });
+  });
+  client = make();
+  return client;
 }
 
 // The end-of-test proof every evidence test shares: nothing pending, close() resolves,
