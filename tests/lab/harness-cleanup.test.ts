@@ -15,37 +15,28 @@ function workspaceOf(command: { args: string[] }): string {
   return dirname(command.args[at + 1]!);
 }
 
-const refused = () => new Error("bad options");
-const folders: Record<string, string> = {};
+type Make = (command: { executable: string; args: string[] }) => never;
+const harnesses: Array<[string, (make: Make) => unknown]> = [
+  ["evidence harness", (make) => harness(make)],
+  ["probe harness", (make) => probeHarness(make)],
+];
 
 describe("the lab harness and a constructor that throws", () => {
-  it("passes the constructor's error on (evidence harness)", () => {
-    expect(() =>
-      harness((command) => {
-        folders.evidence = workspaceOf(command);
-        throw refused();
-      }),
-    ).toThrow("bad options");
-    expect(existsSync(folders.evidence!)).toBe(true);
-  });
+  for (const [name, start] of harnesses) {
+    let folder: string | undefined;
 
-  it("has removed that workspace once the test finished", () => {
-    expect(folders.evidence).toBeDefined();
-    expect(existsSync(folders.evidence!)).toBe(false);
-  });
+    it(`passes the constructor's error on (${name})`, () => {
+      const refuse: Make = (command) => {
+        folder = workspaceOf(command);
+        throw new Error("bad options");
+      };
+      expect(() => start(refuse)).toThrow("bad options");
+      expect(existsSync(folder!)).toBe(true);
+    });
 
-  it("passes the constructor's error on (probe harness)", () => {
-    expect(() =>
-      probeHarness((command) => {
-        folders.probe = workspaceOf(command);
-        throw refused();
-      }),
-    ).toThrow("bad options");
-    expect(existsSync(folders.probe!)).toBe(true);
-  });
-
-  it("has removed that workspace too", () => {
-    expect(folders.probe).toBeDefined();
-    expect(existsSync(folders.probe!)).toBe(false);
-  });
+    it(`has removed that workspace once the test finished (${name})`, () => {
+      expect(folder).toBeDefined();
+      expect(existsSync(folder!)).toBe(false);
+    });
+  }
 });
