@@ -123,8 +123,12 @@ async function run(f: Flags): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "lab33-stress-"));
   try {
     const entries = [
-      { name: "solution", dir: join(labDir, manifest.solution), homework: false },
-      ...listCorpus(labDir).map((e) => ({ name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true })),
+      { name: "solution", dir: join(labDir, manifest.solution), homework: false, deadlineMs: undefined as number | undefined },
+      // Each entry with its own overall deadline, as the corpus tests grade it: an entry that
+      // needs longer (heap-exhaustion) would otherwise be cut off at whatever test it reached.
+      ...listCorpus(labDir).map((e) => ({
+        name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true, deadlineMs: e.expected.deadlineMs,
+      })),
     ].filter((e) => f.only.length === 0 || f.only.includes(e.name));
     const pinned = process.env[PINNED_ENV] === "1" ? "pinned to core 0" : "not pinned";
     const burning = process.env[BURNERS_ENV] ?? String(f.burners);
@@ -137,7 +141,7 @@ async function run(f: Flags): Promise<number> {
       const worker = async () => {
         for (let e = queue.shift(); e; e = queue.shift()) {
           const t0 = Date.now();
-          const r = await grade({ submission: e.dir, seed: 3, lang: "en", homework: e.homework });
+          const r = await grade({ submission: e.dir, seed: 3, lang: "en", homework: e.homework, deadlineMs: e.deadlineMs });
           const checks = Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
           const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
