@@ -6,11 +6,19 @@
 // Bundling runs no submission code. Only files inside the copy are bundled: every other
 // import stays a run-time import, with a relative one turned absolute so that it still names
 // the place it named, where the host's strict resolution guard refuses it as it always did.
-
-import { existsSync, mkdirSync } from "node:fs";
+//
+// The bundler runs as the grader, outside the sandbox, so the submission's build never lets
+// esbuild touch the file system itself: this file resolves every import of the submission
+// (no package.json, tsconfig.json or other file of the copy or above it is read: a
+// package.json "main" or a tsconfig "extends" could name a file outside the copy, or a device
+// or FIFO that never answers) and reads every module itself, a regular file inside the copy
+// only, opened without following links and without blocking. The compiler options are the
+// project's own (its tsconfig.json, trusted). And the build has a time bound all the same.
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import { isBuiltin } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { dirname, extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, stop, type Loader, type Plugin } from "esbuild";
 
 /** Where the bundles go: inside the copy, so that the strict guard counts them as the copy's. */
 export const HOST_BUNDLE_DIR = ".lab-host";
@@ -31,23 +39,51 @@ export function plannedHostBundle(labDir: string, copy: string): HostBundle | un
 // Bundles the host harness and the submission; undefined when the lab has no host or a
 // bundle cannot be built (a syntax error: the type check reports it, and the hosts then
 // load the submission through tsx and fail as the import would).
-export async function buildHostBundle(labDir: string, copy: string, entry: string): Promise<HostBundle | undefined> {
+export async function buildHostBundle(labDir: string, copy: string, entry: string, boundMs = HOST_BUNDLE_BOUND_MS): Promise<HostBundle | undefined> {
   const bundle = plannedHostBundle(labDir, copy);
   if (!bundle) return undefined;
   const hostMain = join(labDir, "host", "host-main.ts");
   const out = join(copy, HOST_BUNDLE_DIR);
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     mkdirSync(out, { recursive: true });
     const common = { bundle: true, format: "esm" as const, platform: "node" as const, target: "node20", sourcemap: "inline" as const, sourcesContent: false, logLevel: "silent" as const, write: true };
     // (esbuild runs plugins only in its asynchronous API.)
-    await Promise.all([
+    const built = Promise.all([
       build({ ...common, entryPoints: [hostMain], outfile: bundle.harness, packages: "external", plugins: [keepGuardExternal()] }),
-      build({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, plugins: [onlyInside(copy)] }),
+      build({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, tsconfigRaw: projectCompilerOptions(), plugins: [onlyInside(copy)] }),
     ]);
+    // Nothing here should be able to block, but a build that has not ended by the bound is
+    // given up (the hosts then load the submission through tsx, in the sandbox): esbuild's
+    // service is stopped, which ends every build it has under way (another grade of a batch
+    // then falls back alike), and the next build starts a new one.
+    const bound = new Promise<"bound">((resolve) => (timer = setTimeout(() => resolve("bound"), boundMs)));
+    if ((await Promise.race([built, bound])) === "bound") {
+      built.catch(() => {});
+      await stop();
+      return undefined;
+    }
     return bundle;
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** Longest a grade waits for its host bundle, in ms (it takes well under a second). */
+export const HOST_BUNDLE_BOUND_MS = 30_000;
+
+/** Largest module of the submission the bundler reads, in bytes (the whole copy is capped at 20 MiB). */
+const MAX_MODULE_BYTES = 20 * 1024 * 1024;
+
+// The project's compiler options (its tsconfig.json, trusted), for the submission's build in
+// place of any tsconfig.json esbuild would otherwise look for in and above the copy.
+function projectCompilerOptions(): { compilerOptions: Record<string, unknown> } {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const options = (JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")) as { compilerOptions?: Record<string, unknown> }).compilerOptions ?? {};
+  const kept = ["target", "verbatimModuleSyntax", "useDefineForClassFields", "experimentalDecorators", "alwaysStrict", "jsx", "jsxFactory", "jsxFragmentFactory", "jsxImportSource"];
+  return { compilerOptions: Object.fromEntries(kept.filter((key) => key in options).map((key) => [key, options[key]])) };
 }
 
 // The harness imports the resolution guard by a path relative to its own file: keep that an
@@ -61,21 +97,84 @@ function keepGuardExternal(): Plugin {
   };
 }
 
-// Bundles what resolves inside the copy; leaves everything else to run time.
+// Bundles what resolves inside the copy; leaves everything else to run time. Resolves and
+// reads every module itself (see the header), so esbuild reads no file of the submission's.
 function onlyInside(copy: string): Plugin {
   const root = `${resolve(copy)}/`;
   return {
     name: "lab-host-confine",
     setup(build) {
       build.onResolve({ filter: /.*/ }, (args) => {
-        if (args.kind === "entry-point") return undefined;
+        if (args.kind === "entry-point") return { path: resolve(args.path) };
         if (isBuiltin(args.path)) return { path: args.path, external: true };
-        if (/^(\.{1,2}\/|\/)/.test(args.path)) {
-          const target = resolve(args.resolveDir || dirname(args.importer), args.path);
-          return target.startsWith(root) ? undefined : { path: target, external: true };
-        }
-        return { path: args.path, external: true };
+        if (!/^(\.{1,2}\/|\/)/.test(args.path)) return { path: args.path, external: true };
+        const target = resolve(args.resolveDir || dirname(args.importer), args.path);
+        const found = target.startsWith(root) ? moduleFile(target) : undefined;
+        return found ? { path: found } : { path: target, external: true };
+      });
+      build.onLoad({ filter: /.*/ }, (args) => {
+        const loader = loaderFor(args.path, args.with?.type);
+        if (!loader) return { errors: [{ text: `no loader for ${args.path}` }] };
+        const contents = readInside(root, args.path);
+        if ("refused" in contents) return { errors: [{ text: `${args.path}: ${contents.refused}` }] };
+        return { contents, loader, resolveDir: dirname(args.path) };
       });
     },
   };
+}
+
+/** What an import may name besides the file itself, in esbuild's order of trying. */
+const EXTENSIONS = [".tsx", ".ts", ".jsx", ".js", ".mjs", ".cjs", ".mts", ".cts", ".json"];
+const TS_FOR_JS: Record<string, string[]> = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
+
+// The regular file an import of `target` (inside the copy) means: the file itself, its
+// TypeScript source for a .js name, the name with an extension, or a folder's index file.
+// No package.json is read (its "main" could lead anywhere): a folder without an index file
+// is left to run time, where the host's guard decides.
+export function moduleFile(target: string): string | undefined {
+  const ext = extname(target);
+  const candidates = [target, ...(TS_FOR_JS[ext] ?? []).map((alt) => target.slice(0, -ext.length) + alt), ...EXTENSIONS.map((e) => target + e), ...EXTENSIONS.map((e) => join(target, `index${e}`))];
+  return candidates.find((file) => lstatSync(file, { throwIfNoEntry: false })?.isFile());
+}
+
+const LOADERS: Record<string, Loader> = { ".ts": "ts", ".mts": "ts", ".cts": "ts", ".tsx": "tsx", ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "jsx", ".json": "json", ".txt": "text" };
+const ATTRIBUTE_LOADERS: Record<string, Loader> = { text: "text", json: "json", bytes: "binary" };
+
+// How esbuild reads a module: by its import attribute where it has one, else by its extension.
+function loaderFor(path: string, type: string | undefined): Loader | undefined {
+  return type !== undefined ? ATTRIBUTE_LOADERS[type] : LOADERS[extname(path)];
+}
+
+// A module's bytes: a regular file inside the copy, reached without a link, opened without
+// following one and without blocking, at most MAX_MODULE_BYTES; else why not.
+export function readInside(root: string, path: string): Uint8Array | { refused: string } {
+  if (!path.startsWith(root)) return { refused: "outside the submission" };
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return { refused: "not found" };
+  }
+  if (real !== path) return { refused: "reached through a link" };
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return { refused: String((error as NodeJS.ErrnoException).code ?? error) };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { refused: "not a regular file" };
+    if (stat.size > MAX_MODULE_BYTES) return { refused: `larger than ${MAX_MODULE_BYTES} bytes` };
+    const bytes = Buffer.alloc(stat.size);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(fd, bytes, got, bytes.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return bytes.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
 }
