@@ -13,11 +13,12 @@
 // files proved writable, before the first grade starts. One submission that the grader
 // cannot grade, or whose grade throws, is an `error` row; the others are still graded.
 
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { grade, loadManifest, type GradeOptions } from "./grade.ts";
 import { couldNotGrade, type GradeResult } from "./grade-result.ts";
 import { DEFAULT_LAB, type LabManifest } from "./manifest.ts";
+import { printableLine } from "./report/printable.ts";
 
 /** Default concurrent grades: each one runs its own vitest with several workers. */
 export const DEFAULT_BATCH_WORKERS = 2;
@@ -66,21 +67,38 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   return { results, skipped, csvFile, jsonFile };
 }
 
-// The folders of DIR to grade (sorted), and the ones passed over with a reason.
+// The folders of DIR to grade (sorted), and the ones passed over with a reason. An entry
+// that is not a plain folder (a link, even one to a folder: it could name any folder on the
+// machine, the reference solution's included) or whose name is not UTF-8 (a zip made with
+// another code page: no path to it can be written here) is passed over, named; it never
+// stops the batch.
 export function submissionFolders(dir: string, entry: string): { names: string[]; skipped: Array<{ name: string; reason: string }> } {
-  let entries: string[];
+  let entries: Buffer[];
   try {
-    entries = readdirSync(dir).sort();
+    entries = readdirSync(dir, { encoding: "buffer" });
   } catch (error) {
     throw new BatchSetupError(`cannot read the batch folder ${dir}: ${(error as Error).message}`);
   }
   const names: string[] = [];
   const skipped: Array<{ name: string; reason: string }> = [];
-  for (const name of entries) {
-    if (name.startsWith(".") || ARCHIVE_DEBRIS.has(name) || !statSync(join(dir, name)).isDirectory()) continue;
-    if (isSubmissionDir(join(dir, name), entry)) names.push(name);
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  for (const raw of entries) {
+    let name: string;
+    try {
+      name = utf8.decode(raw);
+    } catch {
+      skipped.push({ name: printableLine(raw.toString("latin1")), reason: "its name is not UTF-8: rename the folder" });
+      continue;
+    }
+    if (name.startsWith(".") || ARCHIVE_DEBRIS.has(name)) continue;
+    const stat = lstatSync(join(dir, name), { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) skipped.push({ name, reason: "a symbolic link, not a folder" });
+    else if (!stat?.isDirectory()) continue;
+    else if (isSubmissionDir(join(dir, name), entry)) names.push(name);
     else skipped.push({ name, reason: `no ${entry}` });
   }
+  names.sort();
+  skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { names, skipped };
 }
 

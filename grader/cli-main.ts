@@ -3,6 +3,7 @@
 // 2 could not grade (CONTRACT §2). The --json file is written in every case, even when
 // grading itself broke.
 
+import { printableLine } from "./report/printable.ts";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -136,16 +137,16 @@ function rerender(from: string, lang: Lang | undefined, format: Format, out: str
 // --batch: every submission folder of a directory, and a gradebook.
 async function gradeBatch(values: Flags, common: Common, io: CliIo): Promise<number> {
   const summary = await runBatch({
-    onSkip: (name, reason) => io.stderr.write(`${name}: skipped (${reason})\n`),
+    onSkip: (name, reason) => io.stderr.write(`${printableLine(name)}: skipped (${reason})\n`),
     ...common,
     dir: resolve(values.batch!),
     workers: values.workers === undefined ? undefined : integer("--workers", values.workers, 1),
     gradebook: values.gradebook ? resolve(values.gradebook) : undefined,
     studentPattern: values["student-pattern"] === undefined ? undefined : pattern("--student-pattern", values["student-pattern"]),
-    onResult: (name, result) => io.stderr.write(`${name}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
+    onResult: (name, result) => io.stderr.write(`${printableLine(name)}: ${result.status} ${result.score}/${result.maxScore} (${result.durationMs} ms)\n`),
   });
   io.stdout.write(`${summary.csvFile}\n${summary.jsonFile}\n`);
-  if (summary.skipped.length > 0) io.stderr.write(`${summary.skipped.length} folder(s) not graded: ${summary.skipped.map((s) => s.name).join(", ")}\n`);
+  if (summary.skipped.length > 0) io.stderr.write(`${summary.skipped.length} folder(s) not graded: ${summary.skipped.map((s) => printableLine(s.name)).join(", ")}\n`);
   return summary.results.some((r) => r.result.status === "error") ? 2 : 0;
 }
 

@@ -18,7 +18,7 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, open
 import { isBuiltin } from "node:module";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, stop, type Loader, type Plugin } from "esbuild";
+import { build, type Loader, type Plugin } from "esbuild";
 
 /** Where the bundles go: inside the copy, so that the strict guard counts them as the copy's. */
 export const HOST_BUNDLE_DIR = ".lab-host";
@@ -54,13 +54,12 @@ export async function buildHostBundle(labDir: string, copy: string, entry: strin
       build({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, tsconfigRaw: projectCompilerOptions(), plugins: [onlyInside(copy)] }),
     ]);
     // Nothing here should be able to block, but a build that has not ended by the bound is
-    // given up (the hosts then load the submission through tsx, in the sandbox): esbuild's
-    // service is stopped, which ends every build it has under way (another grade of a batch
-    // then falls back alike), and the next build starts a new one.
+    // given up (the hosts then load the submission through tsx, in the sandbox). esbuild's
+    // service is left running for the other grades of a batch: a read it is stuck in holds
+    // nothing of this grade, and the service ends with this process (it is unref'd).
     const bound = new Promise<"bound">((resolve) => (timer = setTimeout(() => resolve("bound"), boundMs)));
     if ((await Promise.race([built, bound])) === "bound") {
       built.catch(() => {});
-      await stop();
       return undefined;
     }
     return bundle;

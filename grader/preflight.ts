@@ -94,6 +94,7 @@ export async function typecheck(root: string, gradeDir: string, copy: string, ma
     deadlineMs: TYPECHECK_DEADLINE_MS,
   });
   if (out.code === 0 && !out.timedOut) return { ok: true };
+  if (out.timedOut) return { ok: false, message: t("typecheckTimedOut", lang, { seconds: TYPECHECK_DEADLINE_MS / 1000 }) };
   const errors = out.output
     .split("\n")
     .map((line) => /^(.*?)\((\d+),(\d+)\): error (TS\d+: .*)$/.exec(line.trim()))

@@ -2,6 +2,7 @@
 // report as tables, plus, for each failed evidence test, a Mermaid sequence diagram of the
 // messages the fixture server really saw and sent, so the learner sees what went wrong.
 
+import { printableLine } from "./printable.ts";
 import type { Lang } from "../manifest.ts";
 import type { GradeResult, TestOutcome, TraceEntry } from "../grade-result.ts";
 
@@ -83,11 +84,14 @@ function short(value: unknown, max = 40): string {
 
 // Mermaid message text: no newlines, no characters that end or break a statement.
 function label(text: string, max = 90): string {
-  const flat = text.replace(/\s+/g, " ").replace(/[;#]/g, (c) => (c === ";" ? "," : "＃")).replace(/"/g, "'").replace(/[<>]/g, (c) => (c === "<" ? "‹" : "›"));
+  const flat = printableLine(text.replace(/\s+/g, " ")).replace(/[;#]/g, (c) => (c === ";" ? "," : "＃")).replace(/"/g, "'").replace(/[<>]/g, (c) => (c === "<" ? "‹" : "›"));
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
+// A table cell of text the submission may control: one line, shown as written (Markdown's
+// punctuation escaped, HTML as text), never markup of its own.
 function cell(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, " ").replace(/\|/g, "\\|");
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  const flat = printableLine(text.replace(/\s+/g, " "));
+  const short = flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  return short.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_[\]|!~#]/g, "\\$&");
 }

@@ -3,6 +3,7 @@
 // at the end the first failing test's wire trace and the progress by TODO with the next step.
 // Paths of the grader's private copy are shown as the learner's own files.
 
+import { printable } from "./printable.ts";
 import type { Lang } from "../manifest.ts";
 import type { GradeResult } from "../grade-result.ts";
 import { lessonLink, mapPaths, renderProgress, renderTrace } from "./progress.ts";
@@ -101,5 +102,5 @@ export function renderText(result: GradeResult, lang: Lang = result.lang): strin
   if (trace.length > 0) out.push("", ...trace);
   if (result.todos && result.todos.length > 0 && result.status !== "error") out.push("", ...renderProgress(result.todos, lang));
   out.push("");
-  return out.join("\n");
+  return printable(out.join("\n"));
 }

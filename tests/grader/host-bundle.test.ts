@@ -3,7 +3,7 @@
 // on what the copy names, and give up at its bound. (Corpus entries bundler-borrow and
 // bundler-device grade the same attacks end to end.)
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -30,6 +30,21 @@ function copyWith(files: Record<string, string>): { outer: string; copy: string 
     writeFileSync(join(copy, path), text);
   }
   return { outer, copy };
+}
+
+// Lets a read blocked on the FIFO end (a writer that closes at once), waiting for the reader
+// to come if it has not yet (ENXIO). Best effort: esbuild's service, unref'd, ends with this
+// process anyway.
+async function releaseReader(fifo: string): Promise<void> {
+  for (let tries = 0; tries < 250; tries += 1) {
+    try {
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 const CLIENT = `export class McpClient { constructor(readonly options: unknown) {} }\n`;
@@ -88,6 +103,7 @@ describe("the submission's host bundle", () => {
     const started = Date.now();
     expect(await buildHostBundle(lab, copy, "src/mcp-client.ts", 500)).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(10_000);
+    await releaseReader(join(lab, "host", "package.json"));
     const { copy: again } = copyWith({ "src/mcp-client.ts": CLIENT });
     expect(await buildHostBundle(LAB, again, "src/mcp-client.ts")).toBeDefined();
   });
