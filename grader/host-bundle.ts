@@ -14,11 +14,12 @@
 // or FIFO that never answers) and reads every module itself, a regular file inside the copy
 // only, opened without following links and without blocking. The compiler options are the
 // project's own (its tsconfig.json, trusted). And the build has a time bound all the same.
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Loader, type Plugin } from "esbuild";
+import { readRegularFile } from "./safe-fs.mjs";
 
 /** Where the bundles go: inside the copy, so that the strict guard counts them as the copy's. */
 export const HOST_BUNDLE_DIR = ".lab-host";
@@ -144,8 +145,8 @@ function loaderFor(path: string, type: string | undefined): Loader | undefined {
   return type !== undefined ? ATTRIBUTE_LOADERS[type] : LOADERS[extname(path)];
 }
 
-// A module's bytes: a regular file inside the copy, reached without a link, opened without
-// following one and without blocking, at most MAX_MODULE_BYTES; else why not.
+// A module's bytes: a regular file inside the copy, reached without a link, read as the
+// grader reads a record (safe-fs.mjs: no link, no blocking, at most MAX_MODULE_BYTES); else why not.
 export function readInside(root: string, path: string): Uint8Array | { refused: string } {
   if (!path.startsWith(root)) return { refused: "outside the submission" };
   let real: string;
@@ -155,25 +156,7 @@ export function readInside(root: string, path: string): Uint8Array | { refused: 
     return { refused: "not found" };
   }
   if (real !== path) return { refused: "reached through a link" };
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    return { refused: String((error as NodeJS.ErrnoException).code ?? error) };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { refused: "not a regular file" };
-    if (stat.size > MAX_MODULE_BYTES) return { refused: `larger than ${MAX_MODULE_BYTES} bytes` };
-    const bytes = Buffer.alloc(stat.size);
-    let got = 0;
-    while (got < bytes.length) {
-      const n = readSync(fd, bytes, got, bytes.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return bytes.subarray(0, got);
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRegularFile(path, MAX_MODULE_BYTES);
+  if (!read.ok) return { refused: read.refusal === "too-big" ? `larger than ${MAX_MODULE_BYTES} bytes` : read.refusal === "unreadable" ? String(read.detail) : "not a regular file" };
+  return read.missing ? { refused: "not found" } : read.bytes;
 }

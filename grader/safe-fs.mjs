@@ -33,12 +33,19 @@ export function refusalOf(st) {
 // maxBytes. A missing file reads as empty.
 /** @param {string} path @param {number} [maxBytes] @returns {RecordRead} */
 export function readRecordFile(path, maxBytes = RECORD_MAX_BYTES) {
+  const read = readRegularFile(path, maxBytes);
+  return read.ok ? { ok: true, text: read.bytes.toString("utf8"), ...(read.missing ? { missing: read.missing } : {}) } : read;
+}
+
+// readRecordFile's bytes, undecoded (the host bundle's modules: `with { type: "bytes" }`).
+/** @param {string} path @param {number} maxBytes @returns {{ ok: true, bytes: Buffer, missing?: true } | { ok: false, refusal: Refusal, detail?: string }} */
+export function readRegularFile(path, maxBytes) {
   let fd;
   try {
     fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   } catch (error) {
     const code = /** @type {NodeJS.ErrnoException} */ (error).code;
-    if (code === "ENOENT") return { ok: true, text: "", missing: true };
+    if (code === "ENOENT") return { ok: true, bytes: Buffer.alloc(0), missing: true };
     // ELOOP (EMLINK on some BSDs): the last component is a link. ENXIO: a socket.
     if (code === "ELOOP" || code === "EMLINK") return { ok: false, refusal: "symlink" };
     if (code === "ENXIO") return { ok: false, refusal: "socket" };
@@ -59,7 +66,7 @@ export function readRecordFile(path, maxBytes = RECORD_MAX_BYTES) {
       // Grew while being read (something still writing): refused, never read without end.
       if (total > maxBytes) return { ok: false, refusal: "too-big", detail: String(maxBytes) };
     }
-    return { ok: true, text: Buffer.concat(chunks).toString("utf8") };
+    return { ok: true, bytes: Buffer.concat(chunks) };
   } catch (error) {
     return { ok: false, refusal: "unreadable", detail: /** @type {NodeJS.ErrnoException} */ (error).code ?? String(error) };
   } finally {
