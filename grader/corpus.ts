@@ -5,14 +5,18 @@
 // solution; an edit whose `find` text is gone fails loudly instead of grading the wrong code.
 
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { CheckStatus } from "./manifest.ts";
 
 export interface Mutation {
   file: string;
   find: string;
+  /** The new text; `<project>` in it stands for the project's folder (an absolute path). */
   replace: string;
 }
+
+/** What `<project>` in a mutation's replacement becomes: the project folder, from the solution's. */
+const PROJECT_MARK = "<project>";
 
 export interface CorpusExpectation {
   /** The defect, in one sentence (English, for maintainers). */
@@ -44,6 +48,8 @@ export interface CorpusExpectation {
   mustPassOthers?: boolean;
   /** Grade the homework too (for entries whose defect a homework check must catch). */
   homework?: boolean;
+  /** Text the result's message must not contain (what the grader must not have read). */
+  messageExcludes?: string[];
   /** Text a check's message must contain, by check id. */
   checkMessageIncludes?: Record<string, string>;
 }
@@ -83,7 +89,8 @@ export function materialize(entry: CorpusEntry, solutionDir: string, work: strin
     const at = text.indexOf(m.find);
     if (at === -1) throw new Error(`corpus ${entry.name}: ${m.file} no longer contains ${JSON.stringify(m.find.slice(0, 80))}`);
     if (text.indexOf(m.find, at + 1) !== -1) throw new Error(`corpus ${entry.name}: ${m.file} contains ${JSON.stringify(m.find.slice(0, 80))} more than once`);
-    writeFileSync(file, text.slice(0, at) + m.replace + text.slice(at + m.find.length));
+    const replace = m.replace.split(PROJECT_MARK).join(resolve(solutionDir, "..", "..", ".."));
+    writeFileSync(file, text.slice(0, at) + replace + text.slice(at + m.find.length));
   }
   return dest;
 }

@@ -11,7 +11,7 @@ import { makeScratch, ROOT, type GradeFolders, type GradePlan } from "./grade-fo
 import type { HostBundle } from "./host-bundle.ts";
 import { t } from "./i18n.ts";
 import type { Lang, LabManifest } from "./manifest.ts";
-import { bound, runBounded } from "./bounded-run.ts";
+import { bound } from "./bounded-run.ts";
 import { recordLines, violationMessage, type Violation } from "./run-records.ts";
 import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
 import { readRecordFile } from "./safe-fs.mjs";
@@ -48,7 +48,7 @@ export function startPreflight(plan: GradePlan, folders: GradeFolders, bundle: P
   const { copy, gradeDir, sandbox, confine } = folders;
   const context: SmokeContext = { root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine };
   const smoke = timed("importCheckEndMs", gradeSmoke(context, bundle, () => makeScratch(join(gradeDir, "import-tsx"), sandbox)));
-  const types = timed("typecheckEndMs", typecheck(ROOT, gradeDir, copy, manifest, lang));
+  const types = timed("typecheckEndMs", typecheck({ ...context, scratch: makeScratch(join(gradeDir, "typecheck"), sandbox) }));
   const stopRun = new AbortController();
   const done = Promise.all([types, smoke]).then(([typed, s]) => {
     // An import refused by the confinement (or a record it could not trust) wins over a type error.
@@ -85,22 +85,53 @@ export function compilerCommand(root: string): string[] {
   return [process.execPath, join(root, "node_modules", "typescript", "bin", "tsc")];
 }
 
-// Type-checks the submission copy with the project's compiler options.
-export async function typecheck(root: string, gradeDir: string, copy: string, manifest: LabManifest, lang: Lang): Promise<Preflight> {
+/** Characters of the compiler's output kept: its first errors are the ones reported. */
+const TYPECHECK_OUTPUT_CHARS = 64 * 1024;
+
+// Type-checks the submission copy with the project's compiler options, in the sandbox as the
+// import check is (where the machine has one): the compiler follows whatever the copy's imports
+// name, and outside the sandbox it would read, as the grader, any file the grader can, and
+// print a piece of it (a literal type, an export's name) in its first error. Inside, the
+// project's hidden paths (the reference solution) are not there, the rest is read-only, and
+// its memory and CPU are capped as a payload's are.
+export async function typecheck(context: SmokeContext): Promise<Preflight> {
+  const { root, gradeDir, copy, manifest, lang } = context;
   const tsconfig = writeTypecheckConfig(join(gradeDir, "tsconfig.json"), root, join(copy, manifest.entry));
-  const [command, ...args] = [...compilerCommand(root), "--noEmit", "--pretty", "false", "-p", tsconfig];
-  const out = await runBounded(command!, args, {
+  const payload = startPayload({
+    command: [...compilerCommand(root), "--noEmit", "--pretty", "false", "-p", tsconfig],
     cwd: gradeDir,
-    deadlineMs: TYPECHECK_DEADLINE_MS,
+    env: { PATH: process.env.PATH ?? "", HOME: context.scratch },
+    input: "",
+    sandbox: context.sandbox,
+    root,
+    hide: context.hide,
+    gradeDir,
+    scratch: context.scratch,
+    cpuSeconds: Math.ceil(TYPECHECK_DEADLINE_MS / 1000) + 5,
+    childWorkers: false,
   });
-  if (out.code === 0 && !out.timedOut) return { ok: true };
+  payload.stdin.end();
+  // The head of what it prints (the first error), not the tail bound() keeps.
+  let output = "";
+  payload.child.stdout?.setEncoding("utf8");
+  payload.child.stdout?.on("data", (chunk: string) => {
+    if (output.length < TYPECHECK_OUTPUT_CHARS) output += chunk;
+  });
+  const out = await bound(payload.child, { deadlineMs: TYPECHECK_DEADLINE_MS, tailBytes: 0 });
+  payload.channel.destroy();
+  const report = await payload.report;
+  if (report?.setupError) return { ok: false, message: t("sandboxFailed", lang, { why: report.setupError.split("\n")[0]! }) };
   if (out.timedOut) return { ok: false, message: t("typecheckTimedOut", lang, { seconds: TYPECHECK_DEADLINE_MS / 1000 }) };
-  const errors = out.output
+  // In the sandbox the compiler's exit is in ns-init's report (the launcher's own is not it).
+  const { code, signal } = report ? (report.exit ?? { code: null, signal: "lost" }) : out;
+  if (code === 0) return { ok: true };
+  const errors = output
     .split("\n")
     .map((line) => /^(.*?)\((\d+),(\d+)\): error (TS\d+: .*)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null);
   if (errors.length === 0) {
-    return { ok: false, message: t("typeError", lang, { where: "", text: out.output.trim().slice(0, 400) || `tsc exit ${out.code}` }) };
+    const why = signal ? `tsc ${signal}` : `tsc exit ${code}`;
+    return { ok: false, message: t("typeError", lang, { where: "", text: output.trim().slice(0, 400) || why }) };
   }
   const first = errors[0]!;
   const where = `${relative(copy, resolve(gradeDir, first[1]!))}:${first[2]}:${first[3]}`;

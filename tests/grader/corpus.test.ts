@@ -116,6 +116,7 @@ describe.concurrent("corpus entries", () => {
       for (const id of entry.expected.mustFail) expect(byId[id], `${id} must not pass`).not.toBe("pass");
       for (const id of entry.expected.mustPass) expect(byId[id], `${id} must pass`).toBe("pass");
       for (const text of entry.expected.messageIncludes ?? []) expect(result.message ?? "").toContain(text);
+      for (const text of entry.expected.messageExcludes ?? []) expect(JSON.stringify(result)).not.toContain(text);
       for (const [id, text] of Object.entries(entry.expected.checkMessageIncludes ?? {})) expect(result.checks.find((c) => c.id === id)?.message ?? "", id).toContain(text);
       // Every check of the lab is listed, and a grade that could not be finished scores nothing.
       for (const check of manifest.checks) expect(byId[check.id], check.id).toBeDefined();
