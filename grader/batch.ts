@@ -166,10 +166,12 @@ export function gradebookCsv(checkIds: string[], results: Array<{ name: string; 
 }
 
 // One CSV cell (RFC 4180): quoted when it holds a comma, quote or line break; text that a
-// spreadsheet would run as a formula (=, +, -, @, tab, CR at the start) gets a leading '.
+// spreadsheet would run as a formula gets a leading ': =, +, -, @ (or their full-width forms)
+// at the start or after leading white space, which some spreadsheets skip, and a tab or CR first.
+const FORMULA_START = /^(?:[\t\r]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/;
 export function csvCell(value: unknown): string {
   let text = String(value ?? "");
-  if (typeof value !== "number" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if (typeof value !== "number" && FORMULA_START.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

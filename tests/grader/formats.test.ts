@@ -188,6 +188,11 @@ describe("gradebook CSV", () => {
     expect(csvCell('a,"b"\nc')).toBe('"a,""b""\nc"');
     expect(csvCell("=HYPERLINK(1)")).toBe("'=HYPERLINK(1)");
     expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");
+    // White space first is skipped by some spreadsheets; full-width signs become formulas too.
+    expect(csvCell(" =1+1")).toBe("' =1+1");
+    expect(csvCell("\u00a0\n=1")).toBe(`"'\u00a0\n=1"`);
+    expect(csvCell("\uFF1D1+1")).toBe("'\uFF1D1+1");
+    expect(csvCell("a =1")).toBe("a =1");
     expect(csvCell(-3)).toBe("-3");
     const csv = gradebookCsv([], [{ name: "+bob", result: result("error", 0, "type error, line 6") }]);
     expect(csv.split("\r\n")[1]).toMatch(/^'\+bob,'\+bob,error,0,18,2,2,2,42,1234,"type error, line 6"$/);
