@@ -162,7 +162,7 @@ const catalog = {
   unset: { zh: "未设置", en: "unset" },
   noteOwnPath: { zh: "env: { PATH: <客户端的 PATH>:<cwd> }", en: "env: { PATH: <the client's>:<cwd> }" },
   lblSigtermHeard: { zh: "服务器收到 SIGTERM", en: "the server hearing SIGTERM" },
-  closedWhileRunning: { zh: "{which} 在服务器仍在运行时就 resolve 了（服务器忽略 SIGTERM，只有测试能结束它）", en: "{which} resolved while the server was still running (it ignores SIGTERM; only the test ends it)" },
+  closedWhileRunning: { zh: "{which} 在服务器进程仍然存活时就 resolve 了（服务器忽略 SIGTERM，只有测试能结束它）", en: "{which} resolved while the server process was still alive (it ignores SIGTERM; only the test ends it)" },
   closeRejected: { zh: "{which} 应在服务器结束后 resolve，实际 reject：{actual}", en: "{which} should resolve once the server is gone; it rejected: {actual}" },
   lblBothCloses: { zh: "两个 close() 调用", en: "both close() calls" },
   lblInitAfterServerExited: { zh: "服务器退出之后的 initialize()", en: "initialize() after the server exited" },

@@ -84,12 +84,15 @@ describe("rubric/process", () => {
     // however fast or slow the machine is: the fixture decides the order, not a delay.
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs: 60_000 });
     await initialize(h);
+    // What was alive as each close() resolved, before the test ended the server (a client
+    // that SIGKILLs it first and waits for the exit leaves nothing: that is judged elsewhere).
     let ended = false;
     const early: string[] = [];
     const closes = [1, 2].map((n) => {
       const closing = settled(Promise.resolve().then(() => h.client.close()));
       void closing.then(() => {
-        if (!ended) early.push(`close() #${n}`);
+        const alive = ended ? [] : alivePids(h);
+        if (alive.length > 0) early.push(`close() #${n} (${alive.join(", ")})`);
       });
       return closing;
     });
