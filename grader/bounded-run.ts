@@ -2,7 +2,7 @@
 // the tail of its output, an overall deadline, an abort signal, and the whole group killed
 // when it ends, however it ends. The type check, the import check and the test run use it.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { killGroup } from "./procs.ts";
 
 /** Output kept by default from a child's stdout+stderr, in bytes (the tail). */
@@ -69,17 +69,4 @@ export function bound(child: ChildProcess, options: BoundOptions): Promise<Bound
     // 'exit', not 'close': a process the child left behind can hold the pipes open.
     child.on("exit", (code, signal) => finish(code, signal));
   });
-}
-
-// Runs a command in its own process group with a deadline; keeps the tail of its output.
-export async function runBounded(cmd: string, args: string[], options: { cwd: string; deadlineMs: number; env?: NodeJS.ProcessEnv }): Promise<BoundedOutcome> {
-  const child = spawn(cmd, args, {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-    shell: false,
-  });
-  const out = await bound(child, { deadlineMs: options.deadlineMs });
-  return out.error ? { ...out, output: String(out.error) } : out;
 }

@@ -130,7 +130,8 @@ export async function typecheck(context: SmokeContext): Promise<Preflight> {
     .map((line) => /^(.*?)\((\d+),(\d+)\): error (TS\d+: .*)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null);
   if (errors.length === 0) {
-    const why = signal ? `tsc ${signal}` : `tsc exit ${code}`;
+    // (A compiler that could not be started at all says why, as the command's own error.)
+    const why = out.error ? String(out.error) : signal ? `tsc ${signal}` : `tsc exit ${code}`;
     return { ok: false, message: t("typeError", lang, { where: "", text: output.trim().slice(0, 400) || why }) };
   }
   const first = errors[0]!;
