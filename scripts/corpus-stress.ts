@@ -1,13 +1,19 @@
-// npm run corpus:stress -- [--rounds N] [--workers N] [--burners N] [--no-pin] [--only a,b] [--json FILE]
+// npm run corpus:stress -- [--rounds N] [--workers N] [--burners N] [--no-pin] [--only a,b] [--json FILE] [--journal FILE]
 //
 // Grades the reference solution and every corpus entry N rounds (default 5) while every
 // core is kept busy by busy-loop burners, the grades themselves pinned to core 0 (taskset)
 // where the machine has it. Reports every verdict that differs between rounds (the overall
 // status, the score, or any check's status) and fails unless there is none and the solution
 // scored full marks in every round. A grader whose verdicts depend on load shows up here.
+//
+// The default run takes hours. With --journal FILE every grade's verdict is appended to FILE
+// as it ends; run again with the same FILE and the run goes on where it stopped, keeping the
+// verdicts it had. A journal belongs to one tree (the git trees of what a grade runs: grader/,
+// labs/, fixtures/, package-lock.json) and one set of flags: it is refused for any other, and
+// for a tree with uncommitted changes there, so the verdicts it joins are of one grader.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +27,7 @@ interface Flags {
   pin: boolean;
   only: string[];
   json?: string;
+  journal?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -43,6 +50,7 @@ function parseFlags(argv: string[]): Flags {
     else if (flag === "--no-pin") flags.pin = false;
     else if (flag === "--only") flags.only = value().split(",").filter(Boolean);
     else if (flag === "--json") flags.json = value();
+    else if (flag === "--journal") flags.journal = value();
     else usage(`unknown argument ${flag}`);
   }
   return flags;
@@ -70,6 +78,8 @@ if (process.env.LAB_STRESS_TMPDIR === undefined) {
 }
 const PINNED_ENV = "LAB_STRESS_PINNED";
 const BURNERS_ENV = "LAB_STRESS_BURNERS";
+// What a grade runs (the tree a --journal belongs to).
+const GRADED_PATHS = ["grader", "labs", "fixtures", "package-lock.json"];
 
 // The parent keeps the cores busy and runs the grading part pinned to core 0; the pinned
 // child (same script, env marked) does the grading.
@@ -134,10 +144,13 @@ async function run(f: Flags): Promise<number> {
     const burning = process.env[BURNERS_ENV] ?? String(f.burners);
     console.log(`corpus:stress: ${entries.length} submissions x ${f.rounds} rounds, ${f.workers} at a time, ${burning} burner(s) on ${cpus().length} core(s), grades ${pinned}`);
     const verdicts = new Map<string, Verdict[]>(entries.map((e) => [e.name, []]));
+    const journal = f.journal ? openJournal(f.journal, f, entries.map((e) => e.name)) : undefined;
     const started = Date.now();
     for (let round = 1; round <= f.rounds; round++) {
-      const queue = [...entries];
-      let done = 0;
+      const kept = journal?.rounds.get(round) ?? new Map<string, Verdict>();
+      const queue = entries.filter((e) => !kept.has(e.name));
+      let done = entries.length - queue.length;
+      if (done > 0) note(`round ${round}/${f.rounds}: ${done} verdict(s) from the journal`);
       const worker = async () => {
         for (let e = queue.shift(); e; e = queue.shift()) {
           const t0 = Date.now();
@@ -147,7 +160,8 @@ async function run(f: Flags): Promise<number> {
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
           const why = r.checks.filter((c) => c.status !== "pass").map((c) => [c.id, whyNotPassed(c).slice(0, 1_000)]);
           if (why.length > 0) verdict.why = Object.fromEntries(why);
-          verdicts.get(e.name)!.push(verdict);
+          kept.set(e.name, verdict);
+          if (journal) appendFileSync(journal.file, `${JSON.stringify({ round, name: e.name, verdict })}\n`);
           // One line per grade as it ends, so a run stopped early (it takes hours) still shows
           // every verdict it reached.
           done += 1;
@@ -155,6 +169,7 @@ async function run(f: Flags): Promise<number> {
         }
       };
       await Promise.all(Array.from({ length: f.workers }, worker));
+      for (const e of entries) verdicts.get(e.name)!.push(kept.get(e.name)!);
       console.log(`round ${round}/${f.rounds} done after ${Math.round((Date.now() - started) / 1000)} s`);
     }
 
@@ -177,17 +192,81 @@ async function run(f: Flags): Promise<number> {
     const solutionShort = solution.filter((v) => v.status !== "pass" || v.score !== v.maxScore);
     const times = [...verdicts.values()].flat().map((v) => v.ms).sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)] ?? 0;
+    const graded = [...verdicts.values()].flat().reduce((sum, v) => sum + v.ms, 0);
     console.log("");
     for (const [name, rounds] of verdicts) {
       console.log(`${name.padEnd(28)} ${rounds.map((r) => `${r.status} ${r.score}/${r.maxScore}`).join(" | ")}`);
     }
     console.log("");
-    console.log(`grades: ${times.length}, median ${median} ms, max ${times[times.length - 1] ?? 0} ms, total ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(`grades: ${times.length}, median ${median} ms, max ${times[times.length - 1] ?? 0} ms, total ${Math.round((Date.now() - started) / 1000)} s${journal?.resumed ? ` in this run (${journal.resumed} grade(s) from the journal; ${Math.round(graded / 1000)} s of grading in all)` : ""}`);
     console.log(`solution: ${solution.map((v) => `${v.score}/${v.maxScore}`).join(", ")}`);
     console.log(flips.length === 0 ? "flips: 0" : `flips: ${flips.length}\n  ${flips.join("\n  ")}`);
-    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, flips, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
+    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, tree: journal?.tree ?? gradedTree(), flips, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
     return flips.length === 0 && solutionShort.length === 0 ? 0 : 1;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+// What a grade runs, as git sees it: the tree of each graded path at HEAD, and whether any of
+// them has uncommitted changes (a journal is not kept for such a tree).
+function gradedTree(): { head: string; trees: Record<string, string>; dirty: boolean; node: string } {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8" });
+  const head = git("rev-parse", "HEAD").stdout.trim();
+  const trees = Object.fromEntries(GRADED_PATHS.map((path) => [path, git("rev-parse", `HEAD:${path}`).stdout.trim()]));
+  const status = git("status", "--porcelain", "--untracked-files=no", "--", ...GRADED_PATHS);
+  return { head, trees, dirty: status.status !== 0 || status.stdout.trim() !== "", node: process.version };
+}
+
+interface Journal {
+  file: string;
+  tree: ReturnType<typeof gradedTree>;
+  /** The verdicts already in the journal, by round and submission. */
+  rounds: Map<number, Map<string, Verdict>>;
+  resumed: number;
+}
+
+// Opens (or starts) the journal: its first line names the tree and the flags; every other
+// line is one grade's verdict. A line cut short by a stop (the last) is dropped: that grade
+// runs again.
+function openJournal(file: string, f: Flags, names: string[]): Journal {
+  const tree = gradedTree();
+  if (tree.dirty) usage(`--journal: ${GRADED_PATHS.join(", ")} have uncommitted changes; commit them first, so the journal's verdicts are of one tree`);
+  const header = { journal: "corpus:stress", tree: { trees: tree.trees, node: tree.node }, flags: { workers: f.workers, burners: f.burners, pin: f.pin, only: f.only } };
+  const rounds = new Map<number, Map<string, Verdict>>();
+  let resumed = 0;
+  if (!existsSync(file) || readFileSync(file, "utf8").trim() === "") {
+    writeFileSync(file, `${JSON.stringify({ ...header, head: tree.head, started: new Date().toISOString() })}\n`);
+    return { file, tree, rounds, resumed };
+  }
+  const text = readFileSync(file, "utf8");
+  // (a last line cut short is ended here, so the next verdict starts a line of its own)
+  if (!text.endsWith("\n")) appendFileSync(file, "\n");
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  let first: { journal?: unknown; tree?: unknown; flags?: unknown };
+  try {
+    first = JSON.parse(lines[0]!);
+  } catch {
+    usage(`--journal: ${file} is not a corpus:stress journal (its first line is not JSON)`);
+  }
+  if (first.journal !== "corpus:stress") usage(`--journal: ${file} is not a corpus:stress journal`);
+  if (JSON.stringify(first.tree) !== JSON.stringify(header.tree)) usage(`--journal: ${file} was kept for another tree or Node (${JSON.stringify(first.tree)}); this one is ${JSON.stringify(header.tree)}`);
+  if (JSON.stringify(first.flags) !== JSON.stringify(header.flags)) usage(`--journal: ${file} was kept with other flags (${JSON.stringify(first.flags)}); these are ${JSON.stringify(header.flags)}`);
+  const known = new Set(names);
+  for (const line of lines.slice(1)) {
+    let entry: { round?: unknown; name?: unknown; verdict?: Verdict };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof entry.round !== "number" || typeof entry.name !== "string" || !known.has(entry.name) || !entry.verdict || entry.round > f.rounds) continue;
+    const round = rounds.get(entry.round) ?? new Map<string, Verdict>();
+    rounds.set(entry.round, round);
+    if (!round.has(entry.name)) resumed += 1;
+    round.set(entry.name, entry.verdict);
+  }
+  note(`--journal: ${resumed} verdict(s) kept from ${file}`);
+  return { file, tree, rounds, resumed };
 }
