@@ -8,12 +8,13 @@
 //
 // The default run takes hours. With --journal FILE every grade's verdict is appended to FILE
 // as it ends; run again with the same FILE and the run goes on where it stopped, keeping the
-// verdicts it had. A journal belongs to one tree (the git trees of what a grade runs: grader/,
-// labs/, fixtures/, package-lock.json) and one set of flags: it is refused for any other, and
-// for a tree with uncommitted changes there, so the verdicts it joins are of one grader.
+// verdicts it had. A journal belongs to the files a grade runs (grader/, labs/, fixtures/,
+// package-lock.json; documentation left out), one Node and one set of flags: it is refused for
+// any other, and while those files have uncommitted changes, so its verdicts are of one grader.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -208,15 +209,19 @@ async function run(f: Flags): Promise<number> {
   }
 }
 
-// What a grade runs, as git sees it: the tree of each graded path at HEAD, and whether any of
-// them has uncommitted changes (a journal is not kept for such a tree).
-function gradedTree(): { head: string; trees: Record<string, string>; dirty: boolean; node: string } {
+// What a grade runs, as git sees it: one hash of every file under the graded paths at HEAD
+// (its path and blob), documentation (*.md) left out, so a note written while a run goes on
+// does not end its journal; and whether any such file has uncommitted changes.
+function gradedTree(): { head: string; files: string; dirty: boolean; node: string } {
   const root = fileURLToPath(new URL("..", import.meta.url));
-  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8" });
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   const head = git("rev-parse", "HEAD").stdout.trim();
-  const trees = Object.fromEntries(GRADED_PATHS.map((path) => [path, git("rev-parse", `HEAD:${path}`).stdout.trim()]));
+  const graded = (path: string) => !path.endsWith(".md");
+  const listing = git("ls-tree", "-r", "HEAD", "--", ...GRADED_PATHS).stdout.split("\n").filter((line) => graded(line.split("\t")[1] ?? ""));
+  const files = createHash("sha256").update(listing.join("\n")).digest("hex").slice(0, 16);
   const status = git("status", "--porcelain", "--untracked-files=no", "--", ...GRADED_PATHS);
-  return { head, trees, dirty: status.status !== 0 || status.stdout.trim() !== "", node: process.version };
+  const changed = status.stdout.split("\n").filter((line) => line.trim() !== "" && graded(line.slice(3)));
+  return { head, files, dirty: status.status !== 0 || changed.length > 0, node: process.version };
 }
 
 interface Journal {
@@ -233,7 +238,7 @@ interface Journal {
 function openJournal(file: string, f: Flags, names: string[]): Journal {
   const tree = gradedTree();
   if (tree.dirty) usage(`--journal: ${GRADED_PATHS.join(", ")} have uncommitted changes; commit them first, so the journal's verdicts are of one tree`);
-  const header = { journal: "corpus:stress", tree: { trees: tree.trees, node: tree.node }, flags: { workers: f.workers, burners: f.burners, pin: f.pin, only: f.only } };
+  const header = { journal: "corpus:stress", tree: { files: tree.files, node: tree.node }, flags: { workers: f.workers, burners: f.burners, pin: f.pin, only: f.only } };
   const rounds = new Map<number, Map<string, Verdict>>();
   let resumed = 0;
   if (!existsSync(file) || readFileSync(file, "utf8").trim() === "") {
