@@ -235,10 +235,11 @@ interface Journal {
 // Opens (or starts) the journal: its first line names the tree and the flags; every other
 // line is one grade's verdict. A line cut short by a stop (the last) is dropped: that grade
 // runs again.
+// (The burners are the parent's count: the pinned child sees one core.)
 function openJournal(file: string, f: Flags, names: string[]): Journal {
   const tree = gradedTree();
   if (tree.dirty) usage(`--journal: ${GRADED_PATHS.join(", ")} have uncommitted changes; commit them first, so the journal's verdicts are of one tree`);
-  const header = { journal: "corpus:stress", tree: { files: tree.files, node: tree.node }, flags: { workers: f.workers, burners: f.burners, pin: f.pin, only: f.only } };
+  const header = { journal: "corpus:stress", tree: { files: tree.files, node: tree.node }, flags: { workers: f.workers, burners: Number(process.env[BURNERS_ENV] ?? f.burners), pin: f.pin, only: f.only } };
   const rounds = new Map<number, Map<string, Verdict>>();
   let resumed = 0;
   if (!existsSync(file) || readFileSync(file, "utf8").trim() === "") {
