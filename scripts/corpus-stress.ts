@@ -13,13 +13,13 @@
 // any other, and while those files have uncommitted changes, so its verdicts are of one grader.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listCorpus, materialize, whyNotPassed } from "../grader/corpus.ts";
-import { grade, loadManifest } from "../grader/grade.ts";
+import { grade, loadManifest, ROOT } from "../grader/grade.ts";
+import { GRADED_PATHS, gradedFiles, openJournal, type GradedFiles, type Journal } from "./stress-journal.ts";
 
 interface Flags {
   rounds: number;
@@ -79,8 +79,6 @@ if (process.env.LAB_STRESS_TMPDIR === undefined) {
 }
 const PINNED_ENV = "LAB_STRESS_PINNED";
 const BURNERS_ENV = "LAB_STRESS_BURNERS";
-// What a grade runs (the tree a --journal belongs to).
-const GRADED_PATHS = ["grader", "labs", "fixtures", "package-lock.json"];
 
 // The parent keeps the cores busy and runs the grading part pinned to core 0; the pinned
 // child (same script, env marked) does the grading.
@@ -145,7 +143,8 @@ async function run(f: Flags): Promise<number> {
     const burning = process.env[BURNERS_ENV] ?? String(f.burners);
     console.log(`corpus:stress: ${entries.length} submissions x ${f.rounds} rounds, ${f.workers} at a time, ${burning} burner(s) on ${cpus().length} core(s), grades ${pinned}`);
     const verdicts = new Map<string, Verdict[]>(entries.map((e) => [e.name, []]));
-    const journal = f.journal ? openJournal(f.journal, f, entries.map((e) => e.name)) : undefined;
+    const tree = gradedFiles(ROOT);
+    const journal = f.journal ? startJournal(f.journal, f, tree, entries.map((e) => e.name)) : undefined;
     const started = Date.now();
     for (let round = 1; round <= f.rounds; round++) {
       const kept = journal?.rounds.get(round) ?? new Map<string, Verdict>();
@@ -162,7 +161,7 @@ async function run(f: Flags): Promise<number> {
           const why = r.checks.filter((c) => c.status !== "pass").map((c) => [c.id, whyNotPassed(c).slice(0, 1_000)]);
           if (why.length > 0) verdict.why = Object.fromEntries(why);
           kept.set(e.name, verdict);
-          if (journal) appendFileSync(journal.file, `${JSON.stringify({ round, name: e.name, verdict })}\n`);
+          journal?.record(round, e.name, verdict);
           // One line per grade as it ends, so a run stopped early (it takes hours) still shows
           // every verdict it reached.
           done += 1;
@@ -202,77 +201,24 @@ async function run(f: Flags): Promise<number> {
     console.log(`grades: ${times.length}, median ${median} ms, max ${times[times.length - 1] ?? 0} ms, total ${Math.round((Date.now() - started) / 1000)} s${journal?.resumed ? ` in this run (${journal.resumed} grade(s) from the journal; ${Math.round(graded / 1000)} s of grading in all)` : ""}`);
     console.log(`solution: ${solution.map((v) => `${v.score}/${v.maxScore}`).join(", ")}`);
     console.log(flips.length === 0 ? "flips: 0" : `flips: ${flips.length}\n  ${flips.join("\n  ")}`);
-    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, tree: journal?.tree ?? gradedTree(), flips, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
+    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, tree: { head: tree.head, files: tree.files, dirty: tree.dirty, node: process.version }, flips, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
     return flips.length === 0 && solutionShort.length === 0 ? 0 : 1;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-// What a grade runs, as git sees it: one hash of every file under the graded paths at HEAD
-// (its path and blob), documentation (*.md) left out, so a note written while a run goes on
-// does not end its journal; and whether any such file has uncommitted changes.
-function gradedTree(): { head: string; files: string; dirty: boolean; node: string } {
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const head = git("rev-parse", "HEAD").stdout.trim();
-  const graded = (path: string) => !path.endsWith(".md");
-  const listing = git("ls-tree", "-r", "HEAD", "--", ...GRADED_PATHS).stdout.split("\n").filter((line) => graded(line.split("\t")[1] ?? ""));
-  const files = createHash("sha256").update(listing.join("\n")).digest("hex").slice(0, 16);
-  const status = git("status", "--porcelain", "--untracked-files=no", "--", ...GRADED_PATHS);
-  const changed = status.stdout.split("\n").filter((line) => line.trim() !== "" && graded(line.slice(3)));
-  return { head, files, dirty: status.status !== 0 || changed.length > 0, node: process.version };
-}
-
-interface Journal {
-  file: string;
-  tree: ReturnType<typeof gradedTree>;
-  /** The verdicts already in the journal, by round and submission. */
-  rounds: Map<number, Map<string, Verdict>>;
-  resumed: number;
-}
-
-// Opens (or starts) the journal: its first line names the tree and the flags; every other
-// line is one grade's verdict. A line cut short by a stop (the last) is dropped: that grade
-// runs again.
-// (The burners are the parent's count: the pinned child sees one core.)
-function openJournal(file: string, f: Flags, names: string[]): Journal {
-  const tree = gradedTree();
-  if (tree.dirty) usage(`--journal: ${GRADED_PATHS.join(", ")} have uncommitted changes; commit them first, so the journal's verdicts are of one tree`);
-  const header = { journal: "corpus:stress", tree: { files: tree.files, node: tree.node }, flags: { workers: f.workers, burners: Number(process.env[BURNERS_ENV] ?? f.burners), pin: f.pin, only: f.only } };
-  const rounds = new Map<number, Map<string, Verdict>>();
-  let resumed = 0;
-  if (!existsSync(file) || readFileSync(file, "utf8").trim() === "") {
-    writeFileSync(file, `${JSON.stringify({ ...header, head: tree.head, started: new Date().toISOString() })}\n`);
-    return { file, tree, rounds, resumed };
-  }
-  const text = readFileSync(file, "utf8");
-  // (a last line cut short is ended here, so the next verdict starts a line of its own)
-  if (!text.endsWith("\n")) appendFileSync(file, "\n");
-  const lines = text.split("\n").filter((line) => line.trim() !== "");
-  let first: { journal?: unknown; tree?: unknown; flags?: unknown };
+// The run's journal (--journal): refused, with the reason, while the graded files have
+// uncommitted changes or when the file belongs to another run.
+function startJournal(file: string, f: Flags, tree: GradedFiles, names: string[]): Journal<Verdict> {
+  if (tree.dirty) usage(`--journal: ${GRADED_PATHS.join(", ")} have uncommitted changes; commit them first, so the journal's verdicts are of one grader`);
+  // (The burners are the parent's count: the pinned child sees one core.)
+  const identity = { tree: { files: tree.files, node: process.version }, flags: { workers: f.workers, burners: Number(process.env[BURNERS_ENV] ?? f.burners), pin: f.pin, only: f.only } };
   try {
-    first = JSON.parse(lines[0]!);
-  } catch {
-    usage(`--journal: ${file} is not a corpus:stress journal (its first line is not JSON)`);
+    const journal = openJournal<Verdict>(file, identity, f.rounds, names, tree.head);
+    if (journal.resumed > 0) note(`--journal: ${journal.resumed} verdict(s) kept from ${file}`);
+    return journal;
+  } catch (error) {
+    usage((error as Error).message);
   }
-  if (first.journal !== "corpus:stress") usage(`--journal: ${file} is not a corpus:stress journal`);
-  if (JSON.stringify(first.tree) !== JSON.stringify(header.tree)) usage(`--journal: ${file} was kept for another tree or Node (${JSON.stringify(first.tree)}); this one is ${JSON.stringify(header.tree)}`);
-  if (JSON.stringify(first.flags) !== JSON.stringify(header.flags)) usage(`--journal: ${file} was kept with other flags (${JSON.stringify(first.flags)}); these are ${JSON.stringify(header.flags)}`);
-  const known = new Set(names);
-  for (const line of lines.slice(1)) {
-    let entry: { round?: unknown; name?: unknown; verdict?: Verdict };
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof entry.round !== "number" || typeof entry.name !== "string" || !known.has(entry.name) || !entry.verdict || entry.round > f.rounds) continue;
-    const round = rounds.get(entry.round) ?? new Map<string, Verdict>();
-    rounds.set(entry.round, round);
-    if (!round.has(entry.name)) resumed += 1;
-    round.set(entry.name, entry.verdict);
-  }
-  note(`--journal: ${resumed} verdict(s) kept from ${file}`);
-  return { file, tree, rounds, resumed };
 }
