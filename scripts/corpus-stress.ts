@@ -19,6 +19,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listCorpus, materialize, whyNotPassed } from "../grader/corpus.ts";
 import { grade, loadManifest, ROOT } from "../grader/grade.ts";
+import { ownTempDir, sweepStale } from "./stress-tmp.ts";
+import { removeTree } from "../grader/safe-fs.mjs";
 import { GRADED_PATHS, gradedFiles, openJournal, type GradedFiles, type Journal } from "./stress-journal.ts";
 
 interface Flags {
@@ -70,12 +72,16 @@ function usage(text: string): never {
 const flags = parseFlags(process.argv.slice(2));
 
 // A temp dir of its own for every grade of the run (os.tmpdir() follows TMPDIR), so nothing
-// else on the machine that tidies the shared temp dir can pull folders from under a grade.
+// else on the machine that tidies the shared temp dir can pull folders from under a grade;
+// first, the dirs of earlier runs that were stopped too hard to remove their own.
 if (process.env.LAB_STRESS_TMPDIR === undefined) {
-  const own = mkdtempSync(join(tmpdir(), "lab33-stress-tmp-"));
+  const swept = sweepStale(tmpdir());
+  if (swept.removed.length > 0) note(`removed ${swept.removed.length} temp dir(s) of stopped runs: ${swept.removed.join(", ")}`);
+  for (const failure of swept.failed) note(`could not remove a stopped run's temp dir: ${failure}`);
+  const own = ownTempDir(tmpdir());
   process.env.LAB_STRESS_TMPDIR = own;
   process.env.TMPDIR = own;
-  process.on("exit", () => rmSync(own, { recursive: true, force: true }));
+  process.on("exit", () => removeTree(own));
 }
 const PINNED_ENV = "LAB_STRESS_PINNED";
 const BURNERS_ENV = "LAB_STRESS_BURNERS";
