@@ -4,6 +4,7 @@
 
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { procInfo } from "../grader/procs.ts";
 import { removeTree } from "../grader/safe-fs.mjs";
 
 export const STRESS_TMP_PREFIX = "lab33-stress-tmp-";
@@ -12,15 +13,11 @@ const OWNER_FILE = "owner";
  *  made before owners were recorded changes its dir with every grade it starts. */
 export const UNOWNED_STALE_MS = 15 * 60_000;
 
-// A process as "pid start-time" (the start time, in clock ticks since boot, tells a reused pid
-// apart where /proc has it; elsewhere the pid alone).
-function identity(pid: number | "self"): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
+// A process's start time, in clock ticks since boot (it tells a reused pid apart where /proc
+// has it; elsewhere the pid alone is compared).
+function startedAt(pid: number): string | undefined {
+  const ticks = procInfo(pid)?.startTicks;
+  return ticks === undefined || Number.isNaN(ticks) ? undefined : String(ticks);
 }
 
 function alive(owner: string): boolean {
@@ -32,13 +29,14 @@ function alive(owner: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  return started === undefined || started === "" || identity(pid) === undefined || identity(pid) === started;
+  const now = startedAt(pid);
+  return started === undefined || started === "" || now === undefined || now === started;
 }
 
 /** Makes this run's temp dir under `parent`, marked as this process's. */
 export function ownTempDir(parent: string): string {
   const dir = mkdtempSync(join(parent, STRESS_TMP_PREFIX));
-  writeFileSync(join(dir, OWNER_FILE), `${process.pid} ${identity("self") ?? ""}\n`);
+  writeFileSync(join(dir, OWNER_FILE), `${process.pid} ${startedAt(process.pid) ?? ""}\n`);
   return dir;
 }
 
