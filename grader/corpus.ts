@@ -7,6 +7,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CheckStatus } from "./manifest.ts";
+import type { GradeResult } from "./result-types.ts";
 
 export interface Mutation {
   file: string;
@@ -98,4 +99,47 @@ export function materialize(entry: CorpusEntry, solutionDir: string, work: strin
 /** Why a check did not pass, in one line: its message, then each failing test's title and message. */
 export function whyNotPassed(check: { message?: string; tests: Array<{ title: string; status: string; message?: string }> }): string {
   return [check.message, ...check.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ");
+}
+
+/** The message of a test that fails only because it leans on another TODO (lang "en"). */
+const NEEDS = /^needs TODO\([^)]+\) first: /;
+
+/**
+ * What a grade of an entry (lang "en") got wrong against its expected.json, one line each;
+ * empty when it met every expectation. `checkIds` are the lab's checks, each of which a
+ * result must list. The corpus tests and `corpus:stress` judge every grade with this.
+ */
+export function missedExpectations(entry: CorpusEntry, result: GradeResult, sandbox: "auto" | "off", checkIds: string[]): string[] {
+  const e = entry.expected;
+  const misses: string[] = [];
+  const byId = new Map(result.checks.map((c) => [c.id, c]));
+  const status = sandbox === "off" ? (e.statusSandboxOff ?? e.status) : e.status;
+  if (result.status !== status) {
+    // Which checks did not pass and why: a flip must be explainable.
+    const notPassed = result.checks.filter((c) => c.status !== "pass").map((c) => `${c.id} ${c.status}: ${whyNotPassed(c)}`);
+    misses.push(`status ${result.status}, expected ${status}${result.message ? ` (${result.message})` : ""}${notPassed.length > 0 ? `; ${notPassed.join("; ")}` : ""}`);
+  }
+  for (const id of e.mustFail) if (byId.get(id)?.status === "pass") misses.push(`${id} passed; it must not`);
+  for (const id of e.mustPass) if (byId.get(id)?.status !== "pass") misses.push(`${id} ${byId.get(id)?.status ?? "missing"}; it must pass`);
+  for (const text of e.messageIncludes ?? []) if (!(result.message ?? "").includes(text)) misses.push(`the message lacks ${JSON.stringify(text)}: ${JSON.stringify(result.message ?? "")}`);
+  const whole = JSON.stringify(result);
+  for (const text of e.messageExcludes ?? []) if (whole.includes(text)) misses.push(`the result contains ${JSON.stringify(text)}`);
+  for (const [id, text] of Object.entries(e.checkMessageIncludes ?? {})) {
+    const message = byId.get(id)?.message ?? "";
+    if (!message.includes(text)) misses.push(`${id}'s message lacks ${JSON.stringify(text)}: ${JSON.stringify(message)}`);
+  }
+  // Every check of the lab is listed, and a grade that could not be finished scores nothing.
+  for (const id of checkIds) if (!byId.has(id)) misses.push(`${id} is not in the result`);
+  if (result.status === "error" && result.score !== 0) misses.push(`status error with score ${result.score}`);
+  if (e.mustPassOthers ?? entry.mutations !== undefined) {
+    // One defect, charged to its own dimensions: every other graded check passes, or fails
+    // only with tests that say which other TODO they need first.
+    for (const c of result.checks) {
+      if (c.kind === "homework" || c.status === "pass" || e.mustFail.includes(c.id)) continue;
+      if (c.status === "error" || c.tests.filter((t) => t.status === "fail").some((t) => !NEEDS.test(t.message ?? ""))) {
+        misses.push(`${c.id} ${c.status}, though this single-defect entry must not fail it: ${c.message}`);
+      }
+    }
+  }
+  return misses;
 }

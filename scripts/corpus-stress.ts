@@ -3,8 +3,10 @@
 // Grades the reference solution and every corpus entry N rounds (default 5) while every
 // core is kept busy by busy-loop burners, the grades themselves pinned to core 0 (taskset)
 // where the machine has it. Reports every verdict that differs between rounds (the overall
-// status, the score, or any check's status) and fails unless there is none and the solution
-// scored full marks in every round. A grader whose verdicts depend on load shows up here.
+// status, the score, or any check's status) and every grade that misses what its entry's
+// expected.json asks (as the corpus tests judge it: status, checks, messages), and fails
+// unless there is neither and the solution scored full marks in every round. A grader whose
+// verdicts or messages depend on load shows up here.
 //
 // The default run takes hours. With --journal FILE every grade's verdict is appended to FILE
 // as it ends; run again with the same FILE and the run goes on where it stopped, keeping the
@@ -17,7 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listCorpus, materialize, whyNotPassed } from "../grader/corpus.ts";
+import { listCorpus, materialize, missedExpectations, whyNotPassed, type CorpusEntry } from "../grader/corpus.ts";
 import { grade, loadManifest, ROOT } from "../grader/grade.ts";
 import { ownTempDir, sweepStale } from "./stress-tmp.ts";
 import { removeTree } from "../grader/safe-fs.mjs";
@@ -130,6 +132,8 @@ interface Verdict {
   checks: Record<string, string>;
   /** Why each check that did not pass did not (its message and its failing tests'), to explain a flip. */
   why?: Record<string, string>;
+  /** What the grade got wrong against its corpus entry's expected.json (none for the solution). */
+  misses?: string[];
   ms: number;
 }
 
@@ -138,13 +142,14 @@ async function run(f: Flags): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "lab33-stress-"));
   try {
     const entries = [
-      { name: "solution", dir: join(labDir, manifest.solution), homework: false, deadlineMs: undefined as number | undefined },
+      { name: "solution", dir: join(labDir, manifest.solution), homework: false, deadlineMs: undefined as number | undefined, entry: undefined as CorpusEntry | undefined },
       // Each entry with its own overall deadline, as the corpus tests grade it: an entry that
       // needs longer (heap-exhaustion) would otherwise be cut off at whatever test it reached.
       ...listCorpus(labDir).map((e) => ({
-        name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true, deadlineMs: e.expected.deadlineMs,
+        name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true, deadlineMs: e.expected.deadlineMs, entry: e,
       })),
     ].filter((e) => f.only.length === 0 || f.only.includes(e.name));
+    const checkIds = manifest.checks.map((c) => c.id);
     const pinned = process.env[PINNED_ENV] === "1" ? "pinned to core 0" : "not pinned";
     const burning = process.env[BURNERS_ENV] ?? String(f.burners);
     console.log(`corpus:stress: ${entries.length} submissions x ${f.rounds} rounds, ${f.workers} at a time, ${burning} burner(s) on ${cpus().length} core(s), grades ${pinned}`);
@@ -166,12 +171,14 @@ async function run(f: Flags): Promise<number> {
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);
           const why = r.checks.filter((c) => c.status !== "pass").map((c) => [c.id, whyNotPassed(c).slice(0, 1_000)]);
           if (why.length > 0) verdict.why = Object.fromEntries(why);
+          const misses = e.entry ? missedExpectations(e.entry, r, "auto", checkIds) : [];
+          if (misses.length > 0) verdict.misses = misses.map((m) => m.slice(0, 1_000));
           kept.set(e.name, verdict);
           journal?.record(round, e.name, verdict);
           // One line per grade as it ends, so a run stopped early (it takes hours) still shows
           // every verdict it reached.
           done += 1;
-          note(`round ${round}/${f.rounds}, ${done}/${entries.length}: ${e.name} ${r.status} ${r.score}/${r.maxScore} in ${verdict.ms} ms`);
+          note(`round ${round}/${f.rounds}, ${done}/${entries.length}: ${e.name} ${r.status} ${r.score}/${r.maxScore} in ${verdict.ms} ms${misses.length > 0 ? `, MISSED: ${misses.join("; ")}` : ""}`);
         }
       };
       await Promise.all(Array.from({ length: f.workers }, worker));
@@ -194,6 +201,7 @@ async function run(f: Flags): Promise<number> {
         flips.push(`${name}: ${id} ${rounds.map((r) => r.checks[id] ?? "-").join(" / ")}${why ? ` (${why})` : ""}`);
       }
     }
+    const missed = [...verdicts].flatMap(([name, rounds]) => rounds.flatMap((v, i) => (v.misses ?? []).map((m) => `${name}, round ${i + 1}: ${m}`)));
     const solution = verdicts.get("solution") ?? [];
     const solutionShort = solution.filter((v) => v.status !== "pass" || v.score !== v.maxScore);
     const times = [...verdicts.values()].flat().map((v) => v.ms).sort((a, b) => a - b);
@@ -207,8 +215,9 @@ async function run(f: Flags): Promise<number> {
     console.log(`grades: ${times.length}, median ${median} ms, max ${times[times.length - 1] ?? 0} ms, total ${Math.round((Date.now() - started) / 1000)} s${journal?.resumed ? ` in this run (${journal.resumed} grade(s) from the journal; ${Math.round(graded / 1000)} s of grading in all)` : ""}`);
     console.log(`solution: ${solution.map((v) => `${v.score}/${v.maxScore}`).join(", ")}`);
     console.log(flips.length === 0 ? "flips: 0" : `flips: ${flips.length}\n  ${flips.join("\n  ")}`);
-    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, tree: { head: tree.head, files: tree.files, dirty: tree.dirty, node: process.version }, flips, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
-    return flips.length === 0 && solutionShort.length === 0 ? 0 : 1;
+    console.log(missed.length === 0 ? "expectations missed: 0" : `expectations missed: ${missed.length}\n  ${missed.join("\n  ")}`);
+    if (f.json) writeFileSync(f.json, `${JSON.stringify({ flags: f, tree: { head: tree.head, files: tree.files, dirty: tree.dirty, node: process.version }, flips, missed, verdicts: Object.fromEntries(verdicts) }, null, 2)}\n`);
+    return flips.length === 0 && missed.length === 0 && solutionShort.length === 0 ? 0 : 1;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
