@@ -12,13 +12,15 @@
 // (no package.json, tsconfig.json or other file of the copy or above it is read: a
 // package.json "main" or a tsconfig "extends" could name a file outside the copy, or a device
 // or FIFO that never answers) and reads every module itself, a regular file inside the copy
-// only, opened without following links and without blocking. The compiler options are the
-// project's own (its tsconfig.json, trusted). And the build has a time bound all the same.
+// only, opened without following links and without blocking. Nor does esbuild follow a
+// module's `//# sourceMappingURL=` comment to a map on disk (see NO_INPUT_MAP). The compiler
+// options are the project's own (its tsconfig.json, trusted). And the build has a time bound
+// all the same: at the bound esbuild's service is stopped, whatever read it is stuck in.
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Loader, type Plugin } from "esbuild";
+import { build, stop, type Loader, type Plugin } from "esbuild";
 import { readRegularFile } from "./safe-fs.mjs";
 
 /** Where the bundles go: inside the copy, so that the strict guard counts them as the copy's. */
@@ -46,29 +48,51 @@ export async function buildHostBundle(labDir: string, copy: string, entry: strin
   const hostMain = join(labDir, "host", "host-main.ts");
   const out = join(copy, HOST_BUNDLE_DIR);
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const service = esbuildService;
   try {
     mkdirSync(out, { recursive: true });
     const common = { bundle: true, format: "esm" as const, platform: "node" as const, target: "node20", sourcemap: "inline" as const, sourcesContent: false, logLevel: "silent" as const, write: true };
-    // (esbuild runs plugins only in its asynchronous API.)
-    const built = Promise.all([
+    const tsconfigRaw = projectCompilerOptions();
+    // (esbuild runs plugins only in its asynchronous API.) Both builds are waited for even
+    // when one fails, so that none is still running once this returns.
+    const built = Promise.allSettled([
       build({ ...common, entryPoints: [hostMain], outfile: bundle.harness, packages: "external", plugins: [keepGuardExternal()] }),
-      build({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, tsconfigRaw: projectCompilerOptions(), plugins: [onlyInside(copy)] }),
+      build({ ...common, entryPoints: [join(copy, entry)], outfile: bundle.submission, tsconfigRaw, plugins: [onlyInside(copy)] }),
     ]);
     // Nothing here should be able to block, but a build that has not ended by the bound is
-    // given up (the hosts then load the submission through tsx, in the sandbox). esbuild's
-    // service is left running for the other grades of a batch: a read it is stuck in holds
-    // nothing of this grade, and the service ends with this process (it is unref'd).
+    // given up (the hosts then load the submission through tsx, in the sandbox), and esbuild's
+    // service stopped: a build in flight keeps its child process referenced, so a read it is
+    // stuck in (a device that never answers) would keep the grader from ever exiting.
     const bound = new Promise<"bound">((resolve) => (timer = setTimeout(() => resolve("bound"), boundMs)));
-    if ((await Promise.race([built, bound])) === "bound") {
-      built.catch(() => {});
-      return undefined;
-    }
-    return bundle;
+    const ended = await Promise.race([built, bound, service.stopped]);
+    if (ended === "bound") stopEsbuildService();
+    if (ended === "bound" || ended === "stopped") return undefined;
+    return ended.every((result) => result.status === "fulfilled") ? bundle : undefined;
   } catch {
     return undefined;
   } finally {
     clearTimeout(timer);
   }
+}
+
+// esbuild runs one service (a child process) for the whole grader, shared by the grades of a
+// batch; stop() kills it, and a build still in flight on it then never settles. So a grade
+// whose builds were stopped by another grade's bound gives them up at once (`stopped`)
+// instead of waiting out its own bound and stopping the next service in turn. The next
+// build starts a new service.
+let esbuildService = serviceGeneration();
+
+function serviceGeneration(): { stopped: Promise<"stopped">; end: () => void } {
+  let end = () => {};
+  const stopped = new Promise<"stopped">((resolve) => (end = () => resolve("stopped")));
+  return { stopped, end };
+}
+
+function stopEsbuildService(): void {
+  const ending = esbuildService;
+  esbuildService = serviceGeneration();
+  void stop();
+  ending.end();
 }
 
 /** Longest a grade waits for its host bundle, in ms (it takes well under a second). */
@@ -117,7 +141,7 @@ function onlyInside(copy: string): Plugin {
         if (!loader) return { errors: [{ text: `no loader for ${args.path}` }] };
         const contents = readInside(root, args.path);
         if ("refused" in contents) return { errors: [{ text: `${args.path}: ${contents.refused}` }] };
-        return { contents, loader, resolveDir: dirname(args.path) };
+        return { contents: SCANNED.has(loader) ? withoutInputMap(contents) : contents, loader, resolveDir: dirname(args.path) };
       });
     },
   };
@@ -139,6 +163,24 @@ export function moduleFile(target: string): string | undefined {
 
 const LOADERS: Record<string, Loader> = { ".ts": "ts", ".mts": "ts", ".cts": "ts", ".tsx": "tsx", ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "jsx", ".json": "json", ".txt": "text" };
 const ATTRIBUTE_LOADERS: Record<string, Loader> = { text: "text", json: "json", bytes: "binary" };
+
+// esbuild follows a module's `//# sourceMappingURL=` comment (also `//@`, `/*# ... */`) and
+// reads the map it names, relative to the module or as a file: URL, from disk: a device that
+// never answers blocked the build, and a map outside the copy was read, its "sources" put in
+// the bundle. Only the module's last such comment counts (esbuild's lexer keeps the last it
+// scans, and a module's map is looked for only once its parse reached the end), so one more
+// line at the end names a map of a scheme esbuild never fetches: no map is read, and the
+// bundle's own map points at the module's lines (nothing moves: the line comes last). Where
+// it can only be a comment: a line comment ends at the newline before it, and a module that
+// ends inside a string, template, regular expression or block comment does not parse anyway.
+// Modules read as JS or TypeScript only (a JSON or text module has no such comment, and a
+// line more would change it).
+const NO_INPUT_MAP = "\n//# sourceMappingURL=lab-host:none\n";
+const SCANNED = new Set<Loader>(["ts", "tsx", "js", "jsx"]);
+
+function withoutInputMap(contents: Uint8Array): Uint8Array {
+  return Buffer.concat([contents, Buffer.from(NO_INPUT_MAP)]);
+}
 
 // How esbuild reads a module: by its import attribute where it has one, else by its extension.
 function loaderFor(path: string, type: string | undefined): Loader | undefined {

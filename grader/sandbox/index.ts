@@ -10,10 +10,12 @@
 // its own process group (`off`); `--sandbox required` refuses to grade.
 //
 // Both ways the payload gets the same file descriptors: 0 its input (the result channel's
-// key), 1 and 2 output (diagnostics only), 3 the result channel (see channel.ts).
+// key), 1 and 2 output (diagnostics only), 3 the result channel (see channel.ts), and none
+// the grader's own process inherited from its caller (spawnClean below).
 
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
+import { inheritableFds } from "./inherited-fds.mjs";
 import { reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock } from "./ids.ts";
 
 export { idBlockStart, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock } from "./ids.ts";
@@ -137,7 +139,7 @@ export function startPayload(options: PayloadOptions): Payload {
   if (options.sandbox === "none") return startUnsandboxed(options);
   const ids = mappedIds(options);
   const flags = options.sandbox === "user" ? userFlags(ids) : BASE_FLAGS;
-  const child = spawn(...dieWithGrader(["/usr/bin/unshare", ...flags, process.execPath, NS_INIT]), {
+  const child = spawnClean(...dieWithGrader(["/usr/bin/unshare", ...flags, process.execPath, NS_INIT]), {
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
@@ -153,10 +155,31 @@ export function startPayload(options: PayloadOptions): Payload {
 // the channel; there is no report.
 function startUnsandboxed(options: PayloadOptions): Payload {
   const command = existsSync(PRLIMIT) ? [PRLIMIT, `--fsize=${PAYLOAD_FILE_BYTES}`, "--", ...options.command] : options.command;
-  const child = spawn(...dieWithGrader(command), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
+  const child = spawnClean(...dieWithGrader(command), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
   child.stdin!.on("error", () => {});
   child.stdin!.write(options.input);
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
+}
+
+// spawn(), with /dev/null in the child for each descriptor of this process that it would
+// inherit unasked (open across exec: inherited-fds.mjs). The grade command closes those when
+// it starts (grader/cli.mjs), but grade() may run in a process the grader does not own (the
+// project's tests, its scripts), whose descriptors it must leave open; without a sandbox
+// nothing else stands between them and the submission (in one, ns-init closes them again).
+function spawnClean(command: string, args: string[], options: SpawnOptions & { stdio: "pipe"[] }): ChildProcess {
+  const strays = inheritableFds().filter((fd) => fd >= options.stdio.length);
+  if (strays.length === 0) return spawn(command, args, options);
+  const devNull = openSync("/dev/null", "r");
+  try {
+    const stdio: Array<"pipe" | "ignore" | number> = [...options.stdio];
+    for (const fd of strays) {
+      while (stdio.length < fd) stdio.push("ignore"); // (left as it is: closed at exec, or not open)
+      stdio[fd] = devNull;
+    }
+    return spawn(command, args, { ...options, stdio });
+  } finally {
+    closeSync(devNull);
+  }
 }
 
 // The payload is SIGKILLed when the grader dies, however it dies (a platform's hard stop

@@ -19,11 +19,16 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, readdirSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
 import { readRecordFile } from "../safe-fs.mjs";
 import { LAUNCHER_ENV, LAUNCHER_TOKEN_ENV, startLauncher } from "./host-launcher.mjs";
+import { closeInheritedFds } from "./inherited-fds.mjs";
 import { CHROOT, confinedArgs, HOST_ROOT, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
 
 /** @typedef {import("./ns-root.mjs").Config} Config */
 
 const REPORT_FD = 4;
+// Whatever else reached this process open across exec (from the grader's caller, through the
+// grader, setpriv and unshare) goes before anything starts: every process of the sandbox, the
+// payload's, the client hosts' and all they start, descends from this one (inherited-fds.mjs).
+closeInheritedFds([3, REPORT_FD]);
 const report = (/** @type {object} */ record) => {
   try {
     writeSync(REPORT_FD, `${JSON.stringify(record)}\n`);

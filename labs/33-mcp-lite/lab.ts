@@ -173,7 +173,7 @@ const T = {
     closeAfterFailedHandshake: "leaves no process, grandchildren included, once close() resolves after a failed handshake",
     stderrDrained: "keeps reading the server's stderr after maxStderrBytes is reached",
     sigtermFirst: "sends SIGTERM before any SIGKILL in close()",
-    exitSignal: "reports the signal that ended the server in MCP_PROCESS_EXIT, and has no pid once it exited",
+    exitSignal: "reports how the server ended in MCP_PROCESS_EXIT (the signal, or an exit code, 0 included), and has no pid once it exited",
   }),
   // The model-based probe: one test per rubric dimension, all of one title.
   ...testsOf("rubric/id-matching", { modelIds: MODEL_TEST }),

@@ -45,7 +45,7 @@ export const TEST_TITLES_ZH: Readonly<Record<string, string>> = {
   // ---- rubric/process -------------------------------------------------------------------
   "keeps reading the server's stderr after maxStderrBytes is reached": "达到 maxStderrBytes 后仍继续读取服务器的 stderr",
   "sends SIGTERM before any SIGKILL in close()": "close() 先发 SIGTERM，之后才可能发 SIGKILL",
-  "reports the signal that ended the server in MCP_PROCESS_EXIT, and has no pid once it exited": "MCP_PROCESS_EXIT 报告结束服务器的信号，服务器退出后不再有 pid",
+  "reports how the server ended in MCP_PROCESS_EXIT (the signal, or an exit code, 0 included), and has no pid once it exited": "MCP_PROCESS_EXIT 报告服务器如何结束（信号，或退出码，包括 0），服务器退出后不再有 pid",
   "refuses bad options with MCP_INVALID_ARGUMENT in the constructor and starts nothing": "构造函数以 MCP_INVALID_ARGUMENT 拒绝非法选项，且不启动任何进程",
   "rejects initialize() with MCP_SPAWN_FAILED for a missing or non-executable program, without crashing": "程序不存在或不可执行时，initialize() 以 MCP_SPAWN_FAILED reject，且不崩溃",
   "leaves no process, grandchildren included, once close() resolves after a protocol fault": "协议故障后 close() resolve 时，不留任何进程（包括孙进程）",

@@ -1,9 +1,11 @@
 // The client host's bundle (grader/host-bundle.ts) is built as the grader, outside the
 // sandbox: it must read nothing but regular files inside the submission's copy, never block
-// on what the copy names, and give up at its bound. (Corpus entries bundler-borrow and
-// bundler-device grade the same attacks end to end.)
+// on what the copy names (a source map comment included), and give up at its bound, stopping
+// esbuild's service. (Corpus entries bundler-borrow, bundler-device and bundler-sourcemap
+// grade the same attacks end to end.)
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { SourceMap, type SourceMapPayload } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -32,19 +34,29 @@ function copyWith(files: Record<string, string>): { outer: string; copy: string 
   return { outer, copy };
 }
 
-// Lets a read blocked on the FIFO end (a writer that closes at once), waiting for the reader
-// to come if it has not yet (ENXIO). Best effort: esbuild's service, unref'd, ends with this
-// process anyway.
-async function releaseReader(fifo: string): Promise<void> {
-  for (let tries = 0; tries < 250; tries += 1) {
-    try {
-      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+// The esbuild processes (its service) this process started, by pid.
+function esbuildChildren(): string[] {
+  let listed = "";
+  try {
+    listed = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)], { encoding: "utf8" });
+  } catch {
+    // none at all (ps exits 1)
   }
+  return listed.split("\n").filter((line) => /\besbuild$/.test(line.trim())).map((line) => line.trim().split(/\s+/)[0]!);
+}
+
+async function until(done: () => boolean, ms = 5_000): Promise<boolean> {
+  for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  return done();
+}
+
+// Where the submission's bundle maps the first occurrence of `text`: its source and line (1-based).
+function mappedAt(bundleText: string, text: string): { source: string; line: number } {
+  const payload = JSON.parse(Buffer.from(/sourceMappingURL=data:application\/json;base64,(\S+)/.exec(bundleText)![1]!, "base64").toString()) as SourceMapPayload;
+  const lines = bundleText.split("\n");
+  const line = lines.findIndex((each) => each.includes(text));
+  const entry = new SourceMap(payload).findEntry(line, lines[line]!.indexOf(text)) as { originalSource: string; originalLine: number };
+  return { source: entry.originalSource, line: entry.originalLine + 1 };
 }
 
 const CLIENT = `export class McpClient { constructor(readonly options: unknown) {} }\n`;
@@ -92,7 +104,32 @@ describe("the submission's host bundle", () => {
     expect(readFileSync(bundle!.submission, "utf8")).toContain(`${join(copy, "k")}"`);
   });
 
-  it("gives up at its bound when a build does not end, and builds again afterwards", async () => {
+  it("follows no source map comment of a module: a FIFO, a device, a map outside the copy; its own map still names the .ts lines", async () => {
+    // esbuild keeps a module's last such comment: one attack per module, each form once. The
+    // same text inside a string stays the string it was.
+    const { outer, copy } = copyWith({
+      "src/mcp-client.ts": `import { fromFifo } from "./a.ts";\nimport { fromDevice } from "./b.ts";\nimport { fromMap } from "./c.ts";\nexport const text = \`\n//# sourceMappingURL=../../fifo\n\`;\nexport const all = [fromFifo, fromDevice, fromMap, "ENTRY-LINE"];\n${CLIENT}`,
+      "src/a.ts": `export const fromFifo = "FIFO-LINE";\n//# sourceMappingURL=../../fifo\n`,
+      "src/b.ts": `\n\nexport const fromDevice = "DEVICE-LINE";\n/*# sourceMappingURL=file:///dev/ptmx */`,
+      "src/c.ts": `\nexport const fromMap = "MAP-LINE";\n//@ sourceMappingURL=../../outside.map`,
+    });
+    execFileSync("mkfifo", [join(outer, "fifo")]);
+    writeFileSync(join(outer, "outside.map"), JSON.stringify({ version: 3, sources: ["OUTSIDE-SOURCE.ts"], sourcesContent: ["OUTSIDE-CONTENT"], names: [], mappings: "AAAA;AACA" }));
+    const started = Date.now();
+    const bundle = await buildHostBundle(LAB, copy, "src/mcp-client.ts", 10_000);
+    expect(bundle).toBeDefined();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const text = readFileSync(bundle!.submission, "utf8");
+    expect(text).toContain("\n//# sourceMappingURL=../../fifo\n`");
+    const map = Buffer.from(/sourceMappingURL=data:application\/json;base64,(\S+)/.exec(text)![1]!, "base64").toString();
+    expect(map).not.toContain("OUTSIDE");
+    expect(mappedAt(text, "FIFO-LINE")).toEqual({ source: expect.stringMatching(/\/src\/a\.ts$/), line: 1 });
+    expect(mappedAt(text, "DEVICE-LINE")).toEqual({ source: expect.stringMatching(/\/src\/b\.ts$/), line: 3 });
+    expect(mappedAt(text, "MAP-LINE")).toEqual({ source: expect.stringMatching(/\/src\/c\.ts$/), line: 2 });
+    expect(mappedAt(text, "ENTRY-LINE")).toEqual({ source: expect.stringMatching(/\/src\/mcp-client\.ts$/), line: 7 });
+  });
+
+  it("gives up at its bound when a build does not end, stopping esbuild's service, and builds again afterwards", async () => {
     // A lab whose host harness sits under a FIFO package.json: esbuild's own resolver (which
     // the trusted harness build still uses) blocks on it.
     const lab = folder("lab-bundle-lab-");
@@ -100,10 +137,20 @@ describe("the submission's host bundle", () => {
     writeFileSync(join(lab, "host", "host-main.ts"), "export const harness = 1;\n");
     execFileSync("mkfifo", [join(lab, "host", "package.json")]);
     const { copy } = copyWith({ "src/mcp-client.ts": CLIENT });
+    const { copy: other } = copyWith({ "src/mcp-client.ts": CLIENT });
     const started = Date.now();
-    expect(await buildHostBundle(lab, copy, "src/mcp-client.ts", 500)).toBeUndefined();
+    // A second grade's build stuck on the same service, with a longer bound: the first one's
+    // stop ends it too, and it gives up then, without waiting for its own bound.
+    const second = buildHostBundle(lab, other, "src/mcp-client.ts", 30_000);
+    const first = buildHostBundle(lab, copy, "src/mcp-client.ts", 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stuck = esbuildChildren();
+    expect(stuck.length).toBeGreaterThan(0);
+    expect(await first).toBeUndefined();
+    expect(await second).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(10_000);
-    await releaseReader(join(lab, "host", "package.json"));
+    // The service stuck in its read is gone (the grader could not exit while it ran).
+    expect(await until(() => stuck.every((pid) => !existsSync(`/proc/${pid}`)))).toBe(true);
     const { copy: again } = copyWith({ "src/mcp-client.ts": CLIENT });
     expect(await buildHostBundle(LAB, again, "src/mcp-client.ts")).toBeDefined();
   });

@@ -1,6 +1,6 @@
 // Rubric probe: 进程 (process), the server's stderr once maxStderrBytes is reached: the client
 // keeps reading it (dropping the oldest bytes), so a server that writes a lot to stderr never
-// blocks on a full pipe; an exit by signal is reported with its signal, and the pid goes with
+// blocks on a full pipe; an exit by signal is reported with its signal, a clean exit with code 0, and the pid goes with
 // the process, even while the server's own child still holds its pipes open; and close() asks the server to stop (SIGTERM) before it forces it.
 
 import { existsSync } from "node:fs";
@@ -42,7 +42,7 @@ describe("rubric/process", () => {
     check(heard, pmsg("noSigterm"));
   });
 
-  it("reports the signal that ended the server in MCP_PROCESS_EXIT, and has no pid once it exited", async () => {
+  it("reports how the server ended in MCP_PROCESS_EXIT (the signal, or an exit code, 0 included), and has no pid once it exited", async () => {
     // The server's child holds its stdout and stderr open: only the server dies, so the
     // pipes stay open after its exit (the exit, not the pipes' end, is what counts).
     const h = start({ scenarios: ["grandchild"] });
@@ -61,6 +61,15 @@ describe("rubric/process", () => {
     });
     check(error.signal === "SIGKILL" && error.exitCode === null, pmsg("exitSignal", { signal: String(error.signal), exitCode: String(error.exitCode) }));
     check(h.client.pid === undefined && pidThen === undefined, pmsg("pidAfterExit", { pid: String(h.client.pid ?? pidThen) }));
+    for (const p of h.pids()) killServer(p);
+    // A server that exits by itself with code 0 (a success, and a falsy number): exitCode 0.
+    await initialize(h, pmsg("lblInitAfterServerExited"));
+    const clean = await needs("exit", async () => {
+      const e = await rejection(h.client.callTool("exit", { code: 0 }), "callTool(exit, code 0)");
+      expectCode(e, "MCP_PROCESS_EXIT", "callTool(exit, code 0)");
+      return e;
+    });
+    check(clean.exitCode === 0 && clean.signal == null, pmsg("exitCodeZero", { signal: String(clean.signal), exitCode: String(clean.exitCode) }));
     for (const p of h.pids()) killServer(p);
   });
 });
