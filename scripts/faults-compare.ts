@@ -362,6 +362,7 @@ function workspaceAt(dir: string): FixtureWorkspace {
     log: () => readLog(logFile),
     state: () => readState(join(dir, "server-state")),
     firstServerSignals: () => Number(readState(join(dir, "server-state"))?.signals) || 0,
+    serversNow: () => () => Number(readState(join(dir, "server-state"))?.signals) || 0,
     cleanup: async () => [],
   };
 }

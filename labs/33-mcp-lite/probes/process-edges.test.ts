@@ -8,7 +8,6 @@ import { describe, it } from "vitest";
 import { check, expectCode, initialize, needs, received, rejection, SERVER_TURN_MS, settleWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { killServer, start } from "./support-edges.ts";
-import type { FixtureWorkspace } from "../../../fixtures/index.ts";
 
 describe("rubric/process", () => {
   it("keeps reading the server's stderr after maxStderrBytes is reached", async () => {
@@ -30,13 +29,15 @@ describe("rubric/process", () => {
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs: 60_000 });
     await initialize(h);
     let closed = false;
+    // The server running now is the one close() must ask to stop (no other session counts).
+    const handled = h.ws.serversNow();
     const closing = Promise.resolve().then(() => h.client.close());
     closing.then(() => (closed = true), () => (closed = true));
     let heard = false;
     // Until the server has handled the signal, the turn is the server's: a process that must be
     // scheduled to run its handler and write its state, seconds on a loaded machine. Only then
     // is close() the client's to settle (once the probe ended the server).
-    await waitFor(() => (heard = handledSignals(h.ws) > 0) || closed, pmsg("lblSigtermOrClosed"), SERVER_TURN_MS);
+    await waitFor(() => (heard = handled() > 0) || closed, pmsg("lblSigtermOrClosed"), SERVER_TURN_MS);
     if (heard) for (const pid of h.pids()) killServer(pid);
     await settleWithin(closing, "close()");
     check(heard, pmsg("noSigterm"));
@@ -74,8 +75,3 @@ describe("rubric/process", () => {
   });
 });
 
-// How many signals the handlers of the workspace's first server ran (a pooled server: the
-// pool's own count; a real one: its state file, none before it first wrote it).
-function handledSignals(ws: Pick<FixtureWorkspace, "firstServerSignals">): number {
-  return ws.firstServerSignals();
-}

@@ -3,7 +3,7 @@
 // the real client beside it (through the §1 API only) with the fixture's records. Every
 // finding is a Violation charged to the rubric dimension whose sentence it breaks.
 
-import { writeFileSync } from "node:fs";
+import { closeSync, constants, openSync, writeFileSync } from "node:fs";
 import { delimiter } from "node:path";
 import { isAlive, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
 import { abortListeners, settleWithin, timerSnapshot, waitFor, type Settled } from "../../tests/support.ts";
@@ -100,7 +100,14 @@ export class Real {
   }
   /** Decides the next server's handshake (the fixture reads this when initialize arrives). */
   handshake(mode: "answer" | "error" | "exit"): void {
-    writeFileSync(this.controlFile, JSON.stringify({ initialize: mode }));
+    // Never through a link or into a FIFO the client's host planted in the folder (it may add
+    // files there): the write fails instead, and so does the run.
+    const fd = openSync(this.controlFile, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o640);
+    try {
+      writeFileSync(fd, JSON.stringify({ initialize: mode }));
+    } finally {
+      closeSync(fd);
+    }
   }
   log(): LogEntry[] {
     return this.ws.log();

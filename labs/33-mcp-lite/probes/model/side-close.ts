@@ -12,9 +12,6 @@ import { mmsg } from "./messages.ts";
 import { expectNoServer, expectThat, settle, Violation, type Dimension } from "./model.ts";
 import { closedLeavingNothing, expectInitialized, SideStep } from "./side.ts";
 
-/** Signals the side server's handlers ran (a pooled server: the pool's count for the workspace's first server; a real one: its stillness report). */
-const signalsHandled = (ws: { firstServerSignals(): number }): number => ws.firstServerSignals();
-
 // A server that ignores SIGTERM and stdin's end, with a grace of a minute: only the model ends
 // it, so what close() does before the server is gone is ordered by the fixture, never by time.
 // A call pending when close() is called rejects with CLIENT_CLOSED while the server is still
@@ -32,12 +29,15 @@ export class PoliteClose extends SideStep {
       // What was alive as each close() resolved, while the model had not ended the server yet.
       let killed = false;
       const aliveAt: Array<number[] | undefined> = [undefined, undefined];
+      // Signals the server running now handled (the pool's count for its session; a real
+      // server's report): the one close() must ask to stop, whatever else the client started.
+      const handled = side.ws.serversNow();
       const closing = [0, 1].map((i) => settled(Promise.resolve().then(() => side.client.close())).finally(() => (aliveAt[i] = killed ? [] : side.ws.pids().filter(isAlive))));
       // Latched: the server rewrites its report after every change (its note on stderr is one),
       // and a read while it does so finds no report at all.
       let heard = false;
       let closedFirst = false;
-      const hearing = () => (heard ||= signalsHandled(side.ws) > 0);
+      const hearing = () => (heard ||= handled() > 0);
       try {
         expectOutcome(await settle(held, mmsg("thePendingCall")), { code: "CLIENT_CLOSED" }, "rubric/lifecycle", mmsg("pendingAtClose"));
         await waitFor(() => hearing() || aliveAt.some(Boolean), mmsg("waitSigterm")).catch(() => {});
