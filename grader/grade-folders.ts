@@ -4,7 +4,7 @@
 // writable scratch folders), with the test run's environment.
 
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -14,7 +14,7 @@ import { MANIFESTS_KEY } from "./cli-bundle.mjs";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, type LabManifest, type Lang } from "./manifest.ts";
 import { todoMarkers } from "./report/progress.ts";
-import { reachableByOthers, SANDBOX_UID, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
+import { reachableByOthers, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -156,9 +156,9 @@ async function planOf(options: GradeOptions, started: number): Promise<GradePlan
 function gradeFolders(plan: GradePlan, sandbox: SandboxKind, privateDir: string, token: string): Omit<GradeFolders, "runEnv"> {
   const gradeDir = join(privateDir, "g");
   const copy = join(gradeDir, "submission");
-  const scratch = makeScratch(join(gradeDir, "run"), sandbox);
-  const smokeScratch = makeScratch(join(gradeDir, "import"), sandbox);
-  for (const dir of SCRATCH_FOLDERS) makeScratch(join(scratch, dir), sandbox);
+  const scratch = makeScratch(join(gradeDir, "run"));
+  const smokeScratch = makeScratch(join(gradeDir, "import"));
+  for (const dir of SCRATCH_FOLDERS) makeScratch(join(scratch, dir));
   const confine = JSON.stringify({ copy, allow: plan.manifest.allowedPackages ?? [], root: ROOT, hide: plan.hide });
   return { privateDir, gradeDir, sandbox, token, copy, scratch, smokeScratch, fixtureRoot: join(scratch, "fixtures"), runCwd: join(scratch, "cwd"), confine };
 }
@@ -219,11 +219,10 @@ export async function hiddenPaths(): Promise<string[]> {
   return out.filter((p) => existsSync(p));
 }
 
-// A folder the payload may write: owned by the sandbox's user when the grader is root. In
-// the sandbox it is only the mount point of the scratch tmpfs.
-export function makeScratch(dir: string, sandbox: SandboxKind): string {
+// A folder the payload may write. In the sandbox it is only the mount point of the scratch
+// tmpfs, which is the payload's users' (each payload has users of its own: sandbox/ids.ts).
+export function makeScratch(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
-  if (sandbox === "root") chownSync(dir, SANDBOX_UID, SANDBOX_UID);
   return dir;
 }
 

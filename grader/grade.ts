@@ -107,7 +107,7 @@ export async function importCheck(submission: string, manifest: LabManifest, lan
     const copied = makeCopy(resolve(submission), gradeDir);
     if (!copied.ok) return { ok: false, message: copyRefusal(copied, lang) };
     const copy = join(gradeDir, "submission");
-    const scratch = makeScratch(join(gradeDir, "import"), sandbox);
+    const scratch = makeScratch(join(gradeDir, "import"));
     const hide = await hiddenPaths();
     const confine = JSON.stringify({ copy, allow: manifest.allowedPackages ?? [], root: ROOT, hide });
     const outcome = await importSmoke({ root: ROOT, copy, manifest, lang, sandbox, hide, gradeDir, scratch, confine });

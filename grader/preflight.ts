@@ -47,8 +47,8 @@ export function startPreflight(plan: GradePlan, folders: GradeFolders, bundle: P
     });
   const { copy, gradeDir, sandbox, confine } = folders;
   const context: SmokeContext = { root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine };
-  const smoke = timed("importCheckEndMs", gradeSmoke(context, bundle, () => makeScratch(join(gradeDir, "import-tsx"), sandbox)));
-  const types = timed("typecheckEndMs", typecheck({ ...context, scratch: makeScratch(join(gradeDir, "typecheck"), sandbox) }));
+  const smoke = timed("importCheckEndMs", gradeSmoke(context, bundle, () => makeScratch(join(gradeDir, "import-tsx"))));
+  const types = timed("typecheckEndMs", typecheck({ ...context, scratch: makeScratch(join(gradeDir, "typecheck")) }));
   const stopRun = new AbortController();
   const done = Promise.all([types, smoke]).then(([typed, s]) => {
     // An import refused by the confinement (or a record it could not trust) wins over a type error.

@@ -16,9 +16,9 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
 import { inheritableFds } from "./inherited-fds.mjs";
-import { reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock } from "./ids.ts";
+import { pickPayloadUsers, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
 
-export { idBlockStart, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock } from "./ids.ts";
+export { idBlockStart, MAPPED_ID_MIN, pickPayloadUsers, reachableByOthers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
 import type { RecordRead } from "../safe-fs.mjs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -31,8 +31,6 @@ export type SandboxKind = "root" | "user" | "none";
 
 const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
-/** The client hosts' own user where the payload has one (in SANDBOX_UID's group; see host-launcher.mjs). */
-export const HOST_UID = 65533;
 
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
@@ -44,7 +42,7 @@ export const SANDBOX_INODES = 16_384;
 export const PAYLOAD_FILE_BYTES = 64 * 1024 * 1024;
 /** Per-process limit on writable private memory (RLIMIT_DATA; an address-space limit would break WebAssembly, which reserves 10 GiB per instance). */
 export const SANDBOX_DATA_BYTES = 4 * 1024 ** 3;
-/** Processes the sandbox's user may have (the kernel counts per user). */
+/** Processes each of a payload's users may have (RLIMIT_NPROC; the kernel counts per user, and each payload has users of its own: ids.ts). */
 export const SANDBOX_PROCESSES = 2048;
 
 // New PID (own /proc), network, mount, System V IPC (shared memory and message queues die with
@@ -113,6 +111,8 @@ export interface PayloadOptions {
    * the namespace, without capabilities.
    */
   ids?: IdBlock | null;
+  /** RLIMIT_NPROC of the payload's users (default SANDBOX_PROCESSES). */
+  processes?: number;
 }
 
 export interface NsReport {
@@ -132,6 +132,8 @@ export interface Payload {
   channel: Readable;
   /** ns-init's report, once the sandbox is gone (undefined without a sandbox). */
   report: Promise<NsReport | undefined>;
+  /** The users the payload and its client hosts run as, where it has users of its own (real root, or mapped subordinate ids). */
+  users?: PayloadUsers;
 }
 
 // Starts the payload, sandboxed or not, in a process group of its own.
@@ -146,9 +148,11 @@ export function startPayload(options: PayloadOptions): Payload {
     detached: true,
     shell: false,
   });
+  // Users of its own for each payload where it has users (ids.ts, pickPayloadUsers).
+  const users = options.sandbox === "root" || ids !== undefined ? pickPayloadUsers(ids) : undefined;
   child.stdin!.on("error", () => {});
-  child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options, ids !== undefined) })}\n${options.input}`);
-  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: readReport(child.stdio[4] as Readable) };
+  child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options, users) })}\n${options.input}`);
+  return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: readReport(child.stdio[4] as Readable), ...(users ? { users } : {}) };
 }
 
 // Without a sandbox: the command itself (under RLIMIT_FSIZE where prlimit exists), its fd 3
@@ -201,9 +205,9 @@ function mappedIds(options: PayloadOptions): IdBlock | undefined {
 
 // What ns-init needs to build the sandbox and start the payload in it. Its "root" mode is
 // for a namespace where the payload's and the hosts' users exist (real root, or a user
-// namespace with subordinate ids mapped): inside, both build the same sandbox.
-function nsInitConfig(options: PayloadOptions, mapped: boolean) {
-  const users = options.sandbox === "root" || mapped;
+// namespace with subordinate ids mapped): inside, both build the same sandbox. Without
+// users, everything runs as uid 0 of a user namespace, without capabilities.
+function nsInitConfig(options: PayloadOptions, users: PayloadUsers | undefined) {
   return {
     root: options.root,
     also: outsideDependencies(options.root),
@@ -211,8 +215,8 @@ function nsInitConfig(options: PayloadOptions, mapped: boolean) {
     scratch: options.scratch,
     hide: options.hide,
     mode: users ? "root" : "user",
-    uid: SANDBOX_UID,
-    hostUid: users ? HOST_UID : SANDBOX_UID,
+    uid: users?.uid ?? SANDBOX_UID,
+    hostUid: users?.hostUid ?? SANDBOX_UID,
     command: options.command,
     cwd: options.cwd,
     env: options.env,
@@ -223,7 +227,7 @@ function nsInitConfig(options: PayloadOptions, mapped: boolean) {
     records: options.records ?? [],
     childWorkers: options.childWorkers ?? true,
     hostShared: hostShared(options),
-    limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: SANDBOX_PROCESSES, fileBytes: PAYLOAD_FILE_BYTES },
+    limits: { cpuSeconds: options.cpuSeconds, dataBytes: SANDBOX_DATA_BYTES, processes: options.processes ?? SANDBOX_PROCESSES, fileBytes: PAYLOAD_FILE_BYTES },
   };
 }
 

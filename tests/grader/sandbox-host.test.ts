@@ -6,13 +6,13 @@
 // the host's processes under their own pids, a connection without the token gets nothing,
 // and nothing the host started outlives the payload.
 
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../grader/grade.ts";
 import { commandLine, isLive, listProcs } from "../../grader/procs.ts";
-import { HOST_UID, SANDBOX_UID, startPayload } from "../../grader/sandbox/index.ts";
+import { startPayload } from "../../grader/sandbox/index.ts";
 import { kinds, sandboxOf, support, type Kind } from "./sandbox-kinds.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-host-test-"));
@@ -139,7 +139,6 @@ function hostingPayload(kind: Kind, name: string, script: string, args: string[]
   mkdirSync(scratch, { recursive: true });
   chmodSync(work, 0o755);
   chmodSync(gradeDir, 0o755);
-  if (kind === "root") chownSync(scratch, SANDBOX_UID, SANDBOX_UID);
   const shared = join(scratch, "fixtures");
   return { gradeDir, scratch, shared, start: (extra: string[]) => startPayload({
     command: [process.execPath, "-e", script, join(ROOT, "labs", "33-mcp-lite", "host", "bridge.mjs"), ...extra, ...args],
@@ -164,7 +163,7 @@ async function outcome(payload: ReturnType<typeof startPayload>) {
   payload.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
   payload.channel.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
   await new Promise((resolve) => payload.child.once("exit", resolve));
-  return { seen: text.trim() ? JSON.parse(text.trim()) : errors, report: await payload.report };
+  return { seen: text.trim() ? JSON.parse(text.trim()) : errors, report: await payload.report, users: payload.users };
 }
 
 describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", (kind) => {
@@ -179,7 +178,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
   it("starts the host alone in namespaces of its own, its processes still in the worker's sight, and nothing outlives the payload", { timeout: 60_000 }, async () => {
     const run = hostingPayload(kind, "alone", PAYLOAD, []);
     writeFileSync(join(run.gradeDir, "host.js"), HOST);
-    const { seen, report } = await outcome(run.start([join(run.gradeDir, "host.js"), run.shared, run.scratch]));
+    const { seen, report, users } = await outcome(run.start([join(run.gradeDir, "host.js"), run.shared, run.scratch]));
     expect(report?.setupError).toBeUndefined();
     // The host: pid 2 of its own namespace (after the init that waits for it), its /proc its
     // own (the init, itself and its child),
@@ -189,7 +188,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
     expect(seen.host.procs).toBe(3);
     // A user of its own, in the payload's group (as root, or with subordinate ids mapped); in a
     // user namespace without them, the one uid there is.
-    expect([seen.host.uid, seen.host.gid]).toEqual(kind === "user" ? [0, 0] : [HOST_UID, SANDBOX_UID]);
+    expect([seen.host.uid, seen.host.gid]).toEqual(kind === "user" ? [0, 0] : [users!.hostUid, users!.uid]);
     expect(seen.host.scratch).toEqual(["cwd", "fixtures", "home"]);
     expect(seen.fromHost).toBe(true);
     // The worker: the host's pid in its own view, one level down it is 2; the grandchild found

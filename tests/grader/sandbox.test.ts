@@ -4,7 +4,7 @@
 // same layers against whole hostile submissions.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,7 +14,7 @@ import { runCli } from "../../grader/cli-main.ts";
 import { chooseSandbox, grade, hiddenPaths, ROOT } from "../../grader/grade.ts";
 import { isLive, listProcs, commandLine } from "../../grader/procs.ts";
 import { readChannel, sign } from "../../grader/sandbox/channel.ts";
-import { SANDBOX_SCRATCH_BYTES, SANDBOX_UID, startPayload } from "../../grader/sandbox/index.ts";
+import { ROOT_ID_BASE, SANDBOX_SCRATCH_BYTES, startPayload } from "../../grader/sandbox/index.ts";
 import { kinds, sandboxOf, support } from "./sandbox-kinds.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-test-"));
@@ -58,11 +58,10 @@ function report(network) {
 // is checked too wherever the kernel allows unprivileged user namespaces.
 
 describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => {
-  it("runs the payload as nobody (or capless) in a read-only project with hidden solutions, a private /tmp, no network, and kills what it left", async () => {
+  it("runs the payload as a user of its own (or capless) in a read-only project with hidden solutions, a private /tmp, no network, and kills what it left", async () => {
     const gradeDir = join(work, `g-${kind}`);
     const scratch = join(gradeDir, "scratch");
     mkdirSync(scratch, { recursive: true });
-    if (kind === "root") chownSync(scratch, SANDBOX_UID, SANDBOX_UID);
     const hostMarker = join(tmpdir(), `lab-sandbox-marker-${process.pid}-${kind}`);
     writeFileSync(hostMarker, "outside");
     const solution = join(ROOT, "labs", "33-mcp-lite", "solution");
@@ -92,7 +91,12 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
     expect(seen).toMatchObject({ project: "EROFS", scratch: "written", solution: [], hostTmp: false, home: false, network: "ENETUNREACH" });
     // A PID namespace of its own: numbering starts again at 1 (ns-init), its mounts took a few.
     expect(seen.pid).toBeLessThan(200);
-    expect(seen.uid).toBe(kind === "user" ? 0 : SANDBOX_UID);
+    // Its own user where it has users: as root one of the range no system assigns; in a user
+    // namespace without subordinate ids, the capless uid 0 there.
+    if (kind === "user") expect(payload.users).toBeUndefined();
+    else expect(payload.users?.hostUid).toBe(payload.users!.uid + 1);
+    expect(seen.uid).toBe(kind === "user" ? 0 : payload.users!.uid);
+    if (kind === "root") expect(seen.uid).toBeGreaterThanOrEqual(ROOT_ID_BASE);
     // No capability left, and none to regain (empty bounding set).
     expect(seen.capabilities).toEqual(["0000000000000000", "0000000000000000"]);
     // ns-init saw the daemon alive when the payload exited; the namespace took it down.
@@ -124,6 +128,59 @@ fs.mkdirSync(scratch + "/dir.jsonl");
 fs.symlinkSync("/etc/passwd", scratch + "/link.jsonl");
 fs.writeSync(3, JSON.stringify({ written, stopped, shm: shm.trim() }) + "\n");
 `;
+
+// Starts sleeps until the kernel refuses one, says how many on fd 3, and holds them until its
+// stdin ends.
+const FILL_PROCESSES = String.raw`
+const { spawn } = require("node:child_process");
+const kids = [];
+(async () => {
+  let refused = "";
+  for (let i = 0; i < 400 && !refused; i++) {
+    const kid = spawn("/bin/sleep", ["300"], { stdio: "ignore" });
+    refused = await new Promise((resolve) => { kid.once("spawn", () => resolve("")); kid.once("error", (error) => resolve(error.code || "error")); });
+    if (!refused) kids.push(kid);
+  }
+  require("node:fs").writeSync(3, JSON.stringify({ kids: kids.length, refused }) + "\n");
+  process.stdin.on("end", () => { for (const kid of kids) kid.kill("SIGKILL"); process.exit(0); }).resume();
+})();
+`;
+
+// Users of its own per payload: the kernel counts RLIMIT_NPROC per user on the whole machine,
+// so payloads sharing a user (as every grade's did until session 25) share one limit.
+describe.skipIf(!kinds.some((kind) => kind !== "user")).for(kinds.filter((kind) => kind !== "user"))("two payloads at once (%s)", (kind) => {
+  it("each has users of its own: one that holds every process its limit allows leaves the other free to start more", { timeout: 60_000 }, async () => {
+    const start = (name: string, command: string[]) => {
+      const gradeDir = join(work, `n-${name}-${kind}`);
+      const scratch = join(gradeDir, "scratch");
+      mkdirSync(scratch, { recursive: true });
+      return startPayload({ command, cwd: scratch, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, input: "", ...sandboxOf(kind), root: ROOT, hide: [], gradeDir, scratch, cpuSeconds: 20, childWorkers: false, processes: 64 });
+    };
+    const firstLine = (payload: ReturnType<typeof startPayload>) =>
+      new Promise<string>((resolve) => {
+        let text = "";
+        payload.channel.setEncoding("utf8").on("data", (chunk: string) => {
+          text += chunk;
+          if (text.includes("\n")) resolve(text.split("\n")[0]!);
+        });
+        payload.channel.once("end", () => resolve(text));
+      });
+    const full = start("full", [process.execPath, "-e", FILL_PROCESSES]);
+    const filled = JSON.parse(await firstLine(full)) as { kids: number; refused: string };
+    // The limit stopped it (node's own threads count too), well short of 400.
+    expect(filled.refused).toBe("EAGAIN");
+    expect(filled.kids).toBeGreaterThan(10);
+    expect(filled.kids).toBeLessThan(64);
+    const other = start("other", ["/bin/sh", "-c", "/bin/sleep 0 && /bin/sleep 0 && echo forked >&3"]);
+    const said = await firstLine(other);
+    await new Promise((resolve) => other.child.once("exit", resolve));
+    full.stdin.end();
+    await new Promise((resolve) => full.child.once("exit", resolve));
+    expect(said).toBe("forked");
+    expect(other.users!.uid).not.toBe(full.users!.uid);
+    expect([other.users!.uid, other.users!.hostUid]).not.toContain(full.users!.hostUid);
+  });
+});
 
 describe.skipIf(kinds.length === 0).for(kinds)("the sandbox's scratch and IPC (%s)", (kind) => {
   it("caps the scratch tmpfs, keeps SysV IPC inside, and sends back only the regular records", async () => {
