@@ -26,15 +26,8 @@ export function subordinateIds(): IdBlock | undefined {
   } catch {
     return undefined;
   }
-  const read = (file: string) => {
-    try {
-      return readFileSync(file, "utf8");
-    } catch {
-      return "";
-    }
-  };
-  const uid = idBlockStart(read("/etc/subuid"), user.username, user.uid);
-  const gid = idBlockStart(read("/etc/subgid"), user.username, user.uid);
+  const uid = idBlockStart(readOr("/etc/subuid"), user.username, user.uid);
+  const gid = idBlockStart(readOr("/etc/subgid"), user.username, user.uid);
   return uid === undefined || gid === undefined ? undefined : { uid, gid, count: SANDBOX_UID };
 }
 
@@ -86,27 +79,80 @@ export interface PayloadUsers {
 export const ROOT_ID_BASE = 0x7000_0000;
 /** Pairs a root payload picks among (up to 0x71ffffff). */
 export const ROOT_ID_PAIRS = 1 << 24;
-/** In a user namespace with subordinate ids (1 to SANDBOX_UID mapped): the pairs start here, below the ids named users hold (65534 nobody). */
+/** Pairs are picked from here up to 65531 inside a user namespace with subordinate ids (1 to SANDBOX_UID mapped), and by a root whose own user namespace (a container's) does not map the range above. */
 export const MAPPED_ID_MIN = 1000;
-const MAPPED_ID_PAIRS = Math.floor((SANDBOX_UID - 2 - MAPPED_ID_MIN) / 2);
+const LOW_ID_PAIRS = Math.floor((SANDBOX_UID - 2 - MAPPED_ID_MIN) / 2);
+
+/** What a pick looks at, each read from the system unless given (the tests give them). */
+export interface PickSources {
+  random?: () => number;
+  /** Real uids of running processes (realUidsInUse). */
+  inUse?: () => Set<number>;
+  /** This process's /proc/self/uid_map and gid_map: which ids its user namespace has. */
+  uidMap?: string;
+  gidMap?: string;
+  /** Ids the user and group databases name (/etc/passwd, /etc/group). */
+  named?: () => Set<number>;
+}
 
 // Users for one payload, picked at random among ids no running process holds (its real uid,
 // as this namespace sees it): the kernel counts RLIMIT_NPROC per user on the whole machine,
 // so payloads sharing a user would share one limit, and a payload that fills it would keep
-// every other grade's processes (a --batch, two graders on one machine) from starting. With
-// `block` the ids are those inside a user namespace mapping the block (ids 1 to SANDBOX_UID),
-// checked against the real ids they map to. Up to 16 draws; the last one stands regardless.
-export function pickPayloadUsers(block?: IdBlock, random: () => number = Math.random, inUse: () => Set<number> = realUidsInUse): PayloadUsers {
-  const live = inUse();
+// every other grade's processes (a --batch, two graders on one machine) from starting.
+// - `block` given (a user namespace that will map it as ids 1 to SANDBOX_UID): a pair from
+//   MAPPED_ID_MIN to 65531 inside, checked against the real ids they map to.
+// - Root: a pair of the range above (ROOT_ID_BASE) where this process's own user namespace maps
+//   it (always, outside containers); in one that maps fewer ids (a container's, often 65 536
+//   of them), a pair from MAPPED_ID_MIN to 65531 that it maps and that /etc/passwd and
+//   /etc/group do not name; with neither, nobody's 65534 and 65533 as before.
+// Up to 16 draws; the last one stands regardless.
+export function pickPayloadUsers(block?: IdBlock, sources: PickSources = {}): PayloadUsers {
+  const random = sources.random ?? Math.random;
+  const live = (sources.inUse ?? realUidsInUse)();
+  const ranges = (file: string, given?: string) => mappedRanges(given ?? readOr(file));
+  const mapped = block ? undefined : [ranges("/proc/self/uid_map", sources.uidMap), ranges("/proc/self/gid_map", sources.gidMap)];
+  const covers = (first: number, end: number) => !mapped || mapped.every((list) => list.some(([a, b]) => a <= first && end <= b));
+  const high = !block && covers(ROOT_ID_BASE, ROOT_ID_BASE + 2 * ROOT_ID_PAIRS);
+  if (!block && !high && !covers(MAPPED_ID_MIN, MAPPED_ID_MIN + 2 * LOW_ID_PAIRS)) return { uid: SANDBOX_UID, hostUid: SANDBOX_UID - 1 };
+  const named = !block && !high ? (sources.named ?? namedIds)() : new Set<number>();
   let pick: PayloadUsers = { uid: 0, hostUid: 0 };
   for (let draw = 0; draw < 16; draw++) {
-    const slot = Math.floor(random() * (block ? MAPPED_ID_PAIRS : ROOT_ID_PAIRS));
-    const uid = (block ? MAPPED_ID_MIN : ROOT_ID_BASE) + 2 * slot;
+    const uid = high ? ROOT_ID_BASE + 2 * Math.floor(random() * ROOT_ID_PAIRS) : MAPPED_ID_MIN + 2 * Math.floor(random() * LOW_ID_PAIRS);
     pick = { uid, hostUid: uid + 1 };
     const outside = block ? [block.uid + uid - 1, block.uid + uid] : [uid, uid + 1];
-    if (!outside.some((id) => live.has(id))) break;
+    if (!outside.some((id) => live.has(id)) && !named.has(uid) && !named.has(uid + 1)) break;
   }
   return pick;
+}
+
+/** The ids a user namespace has, as [first, end) ranges, from /proc/<pid>/uid_map (or gid_map) text: "inside outside count" per line. */
+export function mappedRanges(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const line of text.split("\n")) {
+    const [inside, , count] = line.trim().split(/\s+/).map(Number);
+    if (Number.isSafeInteger(inside) && Number.isSafeInteger(count) && count! > 0) out.push([inside!, inside! + count!]);
+  }
+  return out;
+}
+
+// The ids /etc/passwd and /etc/group name (their third field).
+function namedIds(): Set<number> {
+  const out = new Set<number>();
+  for (const file of ["/etc/passwd", "/etc/group"]) {
+    for (const line of readOr(file).split("\n")) {
+      const id = Number(line.split(":")[2]);
+      if (line && Number.isSafeInteger(id)) out.add(id);
+    }
+  }
+  return out;
+}
+
+function readOr(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 // The real uid of every process this process can see in /proc (processes that end while it

@@ -1,6 +1,6 @@
 // The subordinate-id block a grader that is not root maps into its sandbox (/etc/subuid's format).
 import { describe, expect, it } from "vitest";
-import { idBlockStart, MAPPED_ID_MIN, pickPayloadUsers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID } from "../../grader/sandbox/index.ts";
+import { idBlockStart, MAPPED_ID_MIN, mappedRanges, pickPayloadUsers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID } from "../../grader/sandbox/index.ts";
 
 describe("idBlockStart", () => {
   it("finds the user's first block that holds the sandbox's users, by name or by uid", () => {
@@ -22,42 +22,58 @@ describe("idBlockStart", () => {
 
 describe("pickPayloadUsers", () => {
   const none = () => new Set<number>();
+  // The initial user namespace (every id), and a container's that maps 65 536 ids.
+  const whole = { uidMap: "0 0 4294967295\n", gidMap: "0 0 4294967295\n" };
+  const container = { uidMap: "         0     100000      65536\n", gidMap: "0 100000 65536\n" };
+  const block = { uid: 100_000, gid: 100_000, count: SANDBOX_UID };
+
   it("picks, as root, a pair of ids from the range no system assigns, the host's one above the payload's", () => {
-    expect(pickPayloadUsers(undefined, () => 0, none)).toEqual({ uid: ROOT_ID_BASE, hostUid: ROOT_ID_BASE + 1 });
-    const last = pickPayloadUsers(undefined, () => 0.999_999_999, none);
+    expect(pickPayloadUsers(undefined, { ...whole, random: () => 0, inUse: none })).toEqual({ uid: ROOT_ID_BASE, hostUid: ROOT_ID_BASE + 1 });
+    const last = pickPayloadUsers(undefined, { ...whole, random: () => 0.999_999_999, inUse: none });
     expect(last).toEqual({ uid: ROOT_ID_BASE + 2 * (ROOT_ID_PAIRS - 1), hostUid: ROOT_ID_BASE + 2 * ROOT_ID_PAIRS - 1 });
     // Below systemd's foreign range (0x7ffe0000) and uid_t's -1.
     expect(last.hostUid).toBeLessThan(0x7ffe_0000);
   });
 
-  it("picks, with subordinate ids, a pair inside the mapped ids (1 to SANDBOX_UID), clear of nobody", () => {
-    const block = { uid: 100_000, gid: 100_000, count: SANDBOX_UID };
-    expect(pickPayloadUsers(block, () => 0, none)).toEqual({ uid: MAPPED_ID_MIN, hostUid: MAPPED_ID_MIN + 1 });
-    const last = pickPayloadUsers(block, () => 0.999_999_999, none);
+  it("picks, as root of a namespace that maps only 65 536 ids (a container), a pair it maps that no user or group is named by", () => {
+    const named = () => new Set([MAPPED_ID_MIN, 1002]);
+    // The first draw (1000, 1001) is named; the second (1002, 1003) too; the third is free.
+    const draws = [0, 1 / 32_265 + 1e-9, 2 / 32_265 + 1e-9];
+    const pick = pickPayloadUsers(undefined, { ...container, random: () => draws.shift()!, inUse: none, named });
+    expect(pick).toEqual({ uid: MAPPED_ID_MIN + 4, hostUid: MAPPED_ID_MIN + 5 });
+    const last = pickPayloadUsers(undefined, { ...container, random: () => 0.999_999_999, inUse: none, named: none });
+    expect(last.hostUid).toBeLessThan(SANDBOX_UID - 1);
+    // The gid map counts too: a group map of 1000 ids leaves neither range, so nobody's pair.
+    expect(pickPayloadUsers(undefined, { uidMap: container.uidMap, gidMap: "0 100000 1000", random: () => 0, inUse: none, named: none })).toEqual({ uid: SANDBOX_UID, hostUid: SANDBOX_UID - 1 });
+  });
+
+  it("picks, with subordinate ids, a pair inside the mapped ids (1 to SANDBOX_UID), clear of nobody, whatever this namespace maps", () => {
+    expect(pickPayloadUsers(block, { uidMap: "0 1000 1", gidMap: "0 1000 1", random: () => 0, inUse: none })).toEqual({ uid: MAPPED_ID_MIN, hostUid: MAPPED_ID_MIN + 1 });
+    const last = pickPayloadUsers(block, { random: () => 0.999_999_999, inUse: none });
     expect(last.hostUid).toBeLessThan(SANDBOX_UID - 1);
     expect(last.uid % 2).toBe(MAPPED_ID_MIN % 2);
   });
 
   it("draws again while a running process holds either id (as the real ids they map to)", () => {
     const draws = [0, 0.5, 0.75];
-    const next = () => draws.shift()!;
     // The first pair's host id and the second pair's own id are taken.
     const taken = new Set([ROOT_ID_BASE + 1, ROOT_ID_BASE + 2 * Math.floor(0.5 * ROOT_ID_PAIRS)]);
-    expect(pickPayloadUsers(undefined, next, () => taken).uid).toBe(ROOT_ID_BASE + 2 * Math.floor(0.75 * ROOT_ID_PAIRS));
+    expect(pickPayloadUsers(undefined, { ...whole, random: () => draws.shift()!, inUse: () => taken }).uid).toBe(ROOT_ID_BASE + 2 * Math.floor(0.75 * ROOT_ID_PAIRS));
     // With a block, the real id of inside id u is block + u - 1.
-    const block = { uid: 100_000, gid: 100_000, count: SANDBOX_UID };
     const mapped = [0, 0.5];
-    expect(pickPayloadUsers(block, () => mapped.shift()!, () => new Set([100_000 + MAPPED_ID_MIN - 1])).uid).not.toBe(MAPPED_ID_MIN);
+    expect(pickPayloadUsers(block, { random: () => mapped.shift()!, inUse: () => new Set([100_000 + MAPPED_ID_MIN - 1]) }).uid).not.toBe(MAPPED_ID_MIN);
   });
 
   it("keeps its last draw when every draw was taken (16 of them)", () => {
     let calls = 0;
-    const pick = pickPayloadUsers(undefined, () => (calls++, 0), () => new Set([ROOT_ID_BASE]));
+    const pick = pickPayloadUsers(undefined, { ...whole, random: () => (calls++, 0), inUse: () => new Set([ROOT_ID_BASE]) });
     expect(calls).toBe(16);
     expect(pick.uid).toBe(ROOT_ID_BASE);
   });
 
-  it("reads the real uid of the processes it can see", () => {
+  it("reads the ranges of a uid_map, and the real uid of the processes it can see", () => {
+    expect(mappedRanges("0 0 4294967295\n")).toEqual([[0, 4294967295]]);
+    expect(mappedRanges("  0 1000 1\n  1 100000 65536\n\nbad line\n")).toEqual([[0, 1], [1, 65537]]);
     expect(realUidsInUse().has(process.getuid!())).toBe(true);
   });
 });

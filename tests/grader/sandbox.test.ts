@@ -14,7 +14,7 @@ import { runCli } from "../../grader/cli-main.ts";
 import { chooseSandbox, grade, hiddenPaths, ROOT } from "../../grader/grade.ts";
 import { isLive, listProcs, commandLine } from "../../grader/procs.ts";
 import { readChannel, sign } from "../../grader/sandbox/channel.ts";
-import { ROOT_ID_BASE, SANDBOX_SCRATCH_BYTES, startPayload } from "../../grader/sandbox/index.ts";
+import { MAPPED_ID_MIN, ROOT_ID_BASE, SANDBOX_SCRATCH_BYTES, startPayload } from "../../grader/sandbox/index.ts";
 import { kinds, sandboxOf, support } from "./sandbox-kinds.ts";
 
 const work = mkdtempSync(join(tmpdir(), "lab-sandbox-test-"));
@@ -239,6 +239,59 @@ describe.skipIf(kinds.length === 0)("Node installed under the temp dir", () => {
     expect(JSON.parse(out.stdout)).toEqual({ channel: `ran ${node}\n`, setupError: null });
   });
 });
+
+// As root of a user namespace that maps only 65 536 ids (a container's, often): the ids a root
+// payload takes elsewhere are not mapped there, and a tmpfs or setpriv naming them fails.
+const CONTAINER = String.raw`
+unshare --user sleep 600 & holder=$!
+while [ "$(readlink /proc/$holder/ns/user)" = "$(readlink /proc/self/ns/user)" ]; do sleep 0.01; done
+echo "0 100000 65536" > /proc/$holder/uid_map && echo "0 100000 65536" > /proc/$holder/gid_map &&
+nsenter --user --target $holder --setuid 0 --setgid 0 -- unshare --mount --pid --fork --mount-proc "$@"
+rc=$?
+kill $holder
+exit $rc
+`;
+describe.skipIf(!kinds.includes("root") || !existsSync("/usr/bin/nsenter"))("a grader that is root of a container's user namespace", () => {
+  it("gives each payload users of its own among the ids that namespace maps", { timeout: 60_000 }, () => {
+    const dir = join(work, "container");
+    mkdirSync(dir, { recursive: true });
+    chmodSync(work, 0o755);
+    chmodSync(dir, 0o777);
+    const driver = join(dir, "container.mjs");
+    writeFileSync(driver, IN_CONTAINER);
+    const tsx = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+    const out = spawnSync("/bin/sh", ["-c", CONTAINER, "container", process.execPath, "--import", tsx, driver, join(ROOT, "grader", "sandbox", "index.ts"), ROOT, dir], { encoding: "utf8", timeout: 50_000 });
+    expect(out.stderr).toBe("");
+    const seen = JSON.parse(out.stdout) as { kind: string; uid: number; users: { uid: number; hostUid: number }; setupError: string | null };
+    expect(seen).toMatchObject({ kind: "root", setupError: null });
+    expect(seen.uid).toBe(seen.users.uid);
+    expect(seen.users.hostUid).toBe(seen.users.uid + 1);
+    expect(seen.uid).toBeGreaterThanOrEqual(MAPPED_ID_MIN);
+    expect(seen.users.hostUid).toBeLessThan(65_534);
+  });
+});
+
+// Run as root of that namespace: one payload, which says its uid.
+const IN_CONTAINER = String.raw`
+import { mkdirSync } from "node:fs";
+const [index, root, dir] = process.argv.slice(2);
+const { sandboxSupport, startPayload } = await import(index);
+const gradeDir = dir + "/g";
+mkdirSync(gradeDir + "/scratch", { recursive: true });
+const kind = sandboxSupport().kind;
+const payload = startPayload({
+  command: [process.execPath, "-e", "require('node:fs').writeSync(3, String(process.getuid()))"],
+  cwd: gradeDir + "/scratch", env: { PATH: "/usr/bin:/bin" }, input: "", sandbox: kind, root, hide: [], gradeDir, scratch: gradeDir + "/scratch", cpuSeconds: 20,
+});
+payload.stdin.end();
+let channel = "";
+payload.child.stdout.resume();
+payload.child.stderr.resume();
+payload.channel.setEncoding("utf8").on("data", (c) => (channel += c));
+await new Promise((r) => payload.child.once("exit", r));
+const report = await payload.report;
+process.stdout.write(JSON.stringify({ kind, uid: Number(channel), users: payload.users, setupError: report?.setupError ?? null }));
+`;
 
 // Run by a Node under /tmp: one payload of that same Node in the sandbox.
 const NODE_UNDER_TMP = String.raw`
