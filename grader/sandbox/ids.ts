@@ -65,7 +65,6 @@ export function reachableByOthers(dir: string): boolean {
   return true;
 }
 
-
 /** The two users of one payload: its own (workers, the import check) and its client hosts' (in the payload user's group). */
 export interface PayloadUsers {
   uid: number;

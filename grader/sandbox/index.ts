@@ -16,7 +16,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
 import { inheritableFds } from "./inherited-fds.mjs";
-import { pickPayloadUsers, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers, type PickSources } from "./ids.ts";
+import { pickPayloadUsers, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
 
 export { idBlockStart, MAPPED_ID_MIN, mappedRanges, pickPayloadUsers, reachableByOthers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers, type PickSources } from "./ids.ts";
 import type { RecordRead } from "../safe-fs.mjs";
