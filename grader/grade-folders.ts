@@ -172,6 +172,7 @@ export function makeCopy(submission: string, gradeDir: string): CopyOutcome {
 }
 
 let noticed = false;
+let sharedRootNoticed = false;
 let setupFailed: string | undefined;
 // The sandbox to use for `mode`, or (required but unavailable) why there is none.
 // `auto` without one says so once per process, on stderr.
@@ -182,7 +183,14 @@ export function chooseSandbox(mode: SandboxMode): { kind: SandboxKind } | { refu
   // As root the sandbox drops to an unprivileged uid, which must be able to reach the
   // project (a checkout under /root or a 0700 temp folder is not): there, keep the
   // namespaces and drop the capabilities instead (the user-namespace sandbox).
-  if (support.kind === "root" && !reachableByOthers(ROOT)) return { kind: "user" };
+  // (There the payload is uid 0 outside, which the kernel exempts from RLIMIT_NPROC: said once.)
+  if (support.kind === "root" && !reachableByOthers(ROOT)) {
+    if (!sharedRootNoticed) {
+      sharedRootNoticed = true;
+      process.stderr.write(`${t("sandboxSharedRoot", "en", { root: ROOT })}\n`);
+    }
+    return { kind: "user" };
+  }
   if (support.kind !== "none") return { kind: support.kind };
   if (mode === "required") return { refused: support.why };
   if (!noticed) {

@@ -92,10 +92,12 @@ export interface PickSources {
   gidMap?: string;
   /** Ids the user and group databases name (/etc/passwd, /etc/group). */
   named?: () => Set<number>;
+  /** Ids (as picked) already given to payloads still running. */
+  taken?: ReadonlySet<number>;
 }
 
 // Users for one payload, picked at random among ids no running process holds (its real uid,
-// as this namespace sees it): the kernel counts RLIMIT_NPROC per user on the whole machine,
+// as this namespace sees it) and no payload of this process was given (`taken`): the kernel counts RLIMIT_NPROC per user on the whole machine,
 // so payloads sharing a user would share one limit, and a payload that fills it would keep
 // every other grade's processes (a --batch, two graders on one machine) from starting.
 // - `block` given (a user namespace that will map it as ids 1 to SANDBOX_UID): a pair from
@@ -103,12 +105,17 @@ export interface PickSources {
 // - Root: a pair of the range above (ROOT_ID_BASE) where this process's own user namespace maps
 //   it (always, outside containers); in one that maps fewer ids (a container's, often 65 536
 //   of them), a pair from MAPPED_ID_MIN to 65531 that it maps and that /etc/passwd and
-//   /etc/group do not name; with neither, nobody's 65534 and 65533 as before.
+//   /etc/group do not name; with neither, nobody's 65534 and 65533 as before. Without a map
+//   to read (a kernel built without user namespaces) every id is this namespace's.
 // Up to 16 draws; the last one stands regardless.
 export function pickPayloadUsers(block?: IdBlock, sources: PickSources = {}): PayloadUsers {
   const random = sources.random ?? Math.random;
   const live = (sources.inUse ?? realUidsInUse)();
-  const ranges = (file: string, given?: string) => mappedRanges(given ?? readOr(file));
+  // (No map to read: a kernel without user namespaces, where every id is this namespace's.)
+  const ranges = (file: string, given?: string) => {
+    const list = mappedRanges(given ?? readOr(file));
+    return list.length > 0 ? list : [[0, 2 ** 32 - 1] as [number, number]];
+  };
   const mapped = block ? undefined : [ranges("/proc/self/uid_map", sources.uidMap), ranges("/proc/self/gid_map", sources.gidMap)];
   const covers = (first: number, end: number) => !mapped || mapped.every((list) => list.some(([a, b]) => a <= first && end <= b));
   const high = !block && covers(ROOT_ID_BASE, ROOT_ID_BASE + 2 * ROOT_ID_PAIRS);
@@ -119,17 +126,24 @@ export function pickPayloadUsers(block?: IdBlock, sources: PickSources = {}): Pa
     const uid = high ? ROOT_ID_BASE + 2 * Math.floor(random() * ROOT_ID_PAIRS) : MAPPED_ID_MIN + 2 * Math.floor(random() * LOW_ID_PAIRS);
     pick = { uid, hostUid: uid + 1 };
     const outside = block ? [block.uid + uid - 1, block.uid + uid] : [uid, uid + 1];
-    if (!outside.some((id) => live.has(id)) && !named.has(uid) && !named.has(uid + 1)) break;
+    const free = (id: number) => !named.has(id) && !sources.taken?.has(id);
+    if (!outside.some((id) => live.has(id)) && free(uid) && free(uid + 1)) break;
   }
   return pick;
 }
 
-/** The ids a user namespace has, as [first, end) ranges, from /proc/<pid>/uid_map (or gid_map) text: "inside outside count" per line. */
+/** The ids a user namespace has, as [first, end) ranges (adjacent lines merged), from /proc/<pid>/uid_map (or gid_map) text: "inside outside count" per line. */
 export function mappedRanges(text: string): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
+  const lines: Array<[number, number]> = [];
   for (const line of text.split("\n")) {
     const [inside, , count] = line.trim().split(/\s+/).map(Number);
-    if (Number.isSafeInteger(inside) && Number.isSafeInteger(count) && count! > 0) out.push([inside!, inside! + count!]);
+    if (Number.isSafeInteger(inside) && Number.isSafeInteger(count) && count! > 0) lines.push([inside!, inside! + count!]);
+  }
+  const out: Array<[number, number]> = [];
+  for (const [first, end] of lines.sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last && first <= last[1]) last[1] = Math.max(last[1], end);
+    else out.push([first, end]);
   }
   return out;
 }

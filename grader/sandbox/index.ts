@@ -148,11 +148,24 @@ export function startPayload(options: PayloadOptions): Payload {
     detached: true,
     shell: false,
   });
-  // Users of its own for each payload where it has users (ids.ts, pickPayloadUsers).
-  const users = options.sandbox === "root" || ids !== undefined ? pickPayloadUsers(ids) : undefined;
+  const users = options.sandbox === "root" || ids !== undefined ? reserveUsers(child, ids) : undefined;
   child.stdin!.on("error", () => {});
   child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options, users) })}\n${options.input}`);
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: readReport(child.stdio[4] as Readable), ...(users ? { users } : {}) };
+}
+
+// Users of its own for a payload (ids.ts, pickPayloadUsers): a pair no running process holds
+// and no other payload of this process has been given, its until the payload's namespace is
+// gone (when `unshare` exits, the kernel has killed every process in it).
+const reserved = new Set<number>();
+function reserveUsers(child: ChildProcess, ids: IdBlock | undefined): PayloadUsers {
+  const users = pickPayloadUsers(ids, { taken: reserved });
+  reserved.add(users.uid).add(users.hostUid);
+  child.once("exit", () => {
+    reserved.delete(users.uid);
+    reserved.delete(users.hostUid);
+  });
+  return users;
 }
 
 // Without a sandbox: the command itself (under RLIMIT_FSIZE where prlimit exists), its fd 3

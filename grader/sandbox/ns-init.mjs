@@ -20,7 +20,7 @@ import { chmodSync, chownSync, readdirSync, readFileSync, readlinkSync, readSync
 import { readRecordFile } from "../safe-fs.mjs";
 import { LAUNCHER_ENV, LAUNCHER_TOKEN_ENV, startLauncher } from "./host-launcher.mjs";
 import { closeInheritedFds } from "./inherited-fds.mjs";
-import { CHROOT, confinedArgs, HOST_ROOT, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
+import { CHROOT, confinedArgs, HOST_ROOT, identityScript, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
 
 /** @typedef {import("./ns-root.mjs").Config} Config */
 
@@ -68,7 +68,7 @@ try {
   process.exit(70);
 }
 const hosting = config.hostShared.length > 0 || config.env.LAB_CLIENT_HOST === "1";
-const sh = ["set -e", `mount -t tmpfs -o size=1m,mode=755 lab-stage /tmp`, ...rootScript(NEW_ROOT, config, fds)];
+const sh = ["set -e", `mount -t tmpfs -o size=1m,mode=755 lab-stage /tmp`, ...identityScript(fds), ...rootScript(NEW_ROOT, config, fds)];
 if (hosting) sh.push(...rootScript(HOST_ROOT, config, fds, true));
 
 try {

@@ -8,7 +8,7 @@
 // of its own and no socket folder. Its /proc is mounted per host, in the host's own PID
 // namespace (host-launcher.mjs). Also the confined command both run: chroot, identity,
 // capabilities dropped, resource limits.
-import { existsSync, lstatSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** What ns-init is told (sandbox/index.ts nsInitConfig). */
@@ -23,13 +23,49 @@ export const HOST_ROOT = "/tmp/.lab-host-root";
 /** The launcher's folder inside the payload's root (absent from the host's). */
 export const LAUNCHER_DIR = "/.lab-launcher";
 
-/** Host folders reached through directory fds opened before the staging tmpfs hid them. */
+/** Host folders reached through directory fds opened before the staging tmpfs hid them, and the identity files (identityFiles). */
 export function openFolders(/** @type {Config} */ config) {
   const fdOf = (/** @type {string} */ dir) => `/proc/${process.pid}/fd/${openSync(dir, "r")}`;
   const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
   // A prefix that would also show the grade's folders (node in /tmp/bin): just the binary.
   const nodeBind = nodePrefix === "/" || `${config.gradeDir}/`.startsWith(`${nodePrefix}/`) ? realpathSync(process.execPath) : nodePrefix;
-  return { rootFd: fdOf(config.root), alsoFds: config.also.map((dir) => ({ dir, fd: fdOf(dir) })), gradeFd: fdOf(config.gradeDir), nodeFd: fdOf(nodeBind), nodeBind, nodePrefix };
+  return { rootFd: fdOf(config.root), alsoFds: config.also.map((dir) => ({ dir, fd: fdOf(dir) })), gradeFd: fdOf(config.gradeDir), nodeFd: fdOf(nodeBind), nodeBind, nodePrefix, identity: identityFiles(config) };
+}
+
+/** Where ns-init writes the user and group files that name the payload's users: the staging tmpfs, in neither root. */
+const IDENTITY_DIR = "/tmp/.lab-identity";
+/** Largest /etc/passwd plus /etc/group copied (the script is one argument of `sh -c`, at most 128 KiB). */
+const IDENTITY_MAX_BYTES = 32 * 1024;
+
+// In root mode the payload and the hosts run as ids picked per payload (sandbox/ids.ts), which
+// the host's /etc/passwd does not name, so getpwuid() finds no one (Node's os.userInfo(), its
+// os.homedir() without HOME, whoami), where it found `nobody` before. The roots get the host's
+// files plus the two users (lab-payload, lab-host) and their group, written to the staging
+// tmpfs first (identityScript), then bound over /etc/passwd and /etc/group in each root.
+// Nothing where /etc or either file is not what a system has, or the files are too large.
+/** @returns {{ passwd: string, group: string } | undefined} */
+function identityFiles(/** @type {Config} */ config) {
+  if (config.mode !== "root" || !Number.isInteger(config.uid) || !Number.isInteger(config.hostUid)) return undefined;
+  try {
+    if (!lstatSync("/etc").isDirectory() || !lstatSync("/etc/passwd").isFile() || !lstatSync("/etc/group").isFile()) return undefined;
+    const lines = (/** @type {string} */ file) => readFileSync(file, "utf8").replace(/([^\n])$/, "$1\n");
+    const passwd = lines("/etc/passwd");
+    const group = lines("/etc/group");
+    if (passwd.length + group.length > IDENTITY_MAX_BYTES) return undefined;
+    return {
+      passwd: `${passwd}lab-payload:x:${config.uid}:${config.uid}:grading sandbox:/nonexistent:/usr/sbin/nologin\nlab-host:x:${config.hostUid}:${config.uid}:grading sandbox, client host:/nonexistent:/usr/sbin/nologin\n`,
+      group: `${group}lab-payload:x:${config.uid}:\n`,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shell lines that write the identity files (openFolders) on the staging tmpfs (none where there are none). */
+export function identityScript(/** @type {ReturnType<typeof openFolders>} */ fds) {
+  const files = fds.identity;
+  if (!files) return [];
+  return [`mkdir ${IDENTITY_DIR}`, `printf '%s' ${q(files.passwd)} > ${IDENTITY_DIR}/passwd`, `printf '%s' ${q(files.group)} > ${IDENTITY_DIR}/group`, `chmod 644 ${IDENTITY_DIR}/passwd ${IDENTITY_DIR}/group`];
 }
 
 // The mounts of one root at `base`. `host`: the client host's root (see above).
@@ -37,6 +73,7 @@ export function rootScript(/** @type {string} */ base, /** @type {Config} */ con
   const sh = [`mkdir ${q(base)}`, `mount -t tmpfs -o size=4m,mode=755 lab-root ${q(base)}`];
   const R = (/** @type {string} */ p) => q(`${base}${p}`);
   const bound = systemMounts(base, sh);
+  if (fds.identity) sh.push(`mount --bind -o ro ${IDENTITY_DIR}/passwd ${R("/etc/passwd")}`, `mount --bind -o ro ${IDENTITY_DIR}/group ${R("/etc/group")}`);
   sh.push(`mkdir ${R("/dev")} ${R("/proc")} ${R("/tmp")}`);
   sh.push(`mount --rbind /dev ${R("/dev")}`);
   if (existsSync("/dev/shm")) sh.push(`mount -t tmpfs -o size=1m,mode=1777 lab-shm ${R("/dev/shm")}`);

@@ -32,6 +32,7 @@ fs.writeSync(3, JSON.stringify({
   t: "reply",
   uid: process.getuid(),
   gid: process.getgid(),
+  name: (() => { try { return require("node:os").userInfo().username; } catch (e) { return e.code; } })(),
   pid: process.pid,
   ppid: process.ppid,
   procs: fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e)).length,
@@ -189,6 +190,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
     // A user of its own, in the payload's group (as root, or with subordinate ids mapped); in a
     // user namespace without them, the one uid there is.
     expect([seen.host.uid, seen.host.gid]).toEqual(kind === "user" ? [0, 0] : [users!.hostUid, users!.uid]);
+    expect(seen.host.name).toBe(kind === "user" ? "root" : "lab-host");
     expect(seen.host.scratch).toEqual(["cwd", "fixtures", "home"]);
     expect(seen.fromHost).toBe(true);
     // The worker: the host's pid in its own view, one level down it is 2; the grandchild found

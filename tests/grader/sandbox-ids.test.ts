@@ -64,6 +64,21 @@ describe("pickPayloadUsers", () => {
     expect(pickPayloadUsers(block, { random: () => mapped.shift()!, inUse: () => new Set([100_000 + MAPPED_ID_MIN - 1]) }).uid).not.toBe(MAPPED_ID_MIN);
   });
 
+  it("takes a map it cannot read (a kernel without user namespaces) as every id, and a map split over lines as one", () => {
+    expect(pickPayloadUsers(undefined, { uidMap: "", gidMap: "", random: () => 0, inUse: none }).uid).toBe(ROOT_ID_BASE);
+    const split = { uidMap: "0 100000 1000\n1000 101000 64536\n", gidMap: "0 100000 65536\n" };
+    expect(pickPayloadUsers(undefined, { ...split, random: () => 0, inUse: none, named: none }).uid).toBe(MAPPED_ID_MIN);
+  });
+
+  it("skips the ids already given to payloads still running (taken)", () => {
+    const draws = [0, 0];
+    const taken = new Set([ROOT_ID_BASE, ROOT_ID_BASE + 1]);
+    let calls = 0;
+    const pick = pickPayloadUsers(undefined, { ...whole, random: () => (calls++, draws.shift() ?? 0.5), inUse: none, taken });
+    expect(pick.uid).toBe(ROOT_ID_BASE + 2 * Math.floor(0.5 * ROOT_ID_PAIRS));
+    expect(calls).toBe(3);
+  });
+
   it("keeps its last draw when every draw was taken (16 of them)", () => {
     let calls = 0;
     const pick = pickPayloadUsers(undefined, { ...whole, random: () => (calls++, 0), inUse: () => new Set([ROOT_ID_BASE]) });
@@ -73,7 +88,9 @@ describe("pickPayloadUsers", () => {
 
   it("reads the ranges of a uid_map, and the real uid of the processes it can see", () => {
     expect(mappedRanges("0 0 4294967295\n")).toEqual([[0, 4294967295]]);
-    expect(mappedRanges("  0 1000 1\n  1 100000 65536\n\nbad line\n")).toEqual([[0, 1], [1, 65537]]);
+    // Adjacent or overlapping lines are one range; gaps stay.
+    expect(mappedRanges("  1 100000 65536\n  0 1000 1\n\nbad line\n")).toEqual([[0, 65537]]);
+    expect(mappedRanges("0 1000 1\n2 100000 10\n")).toEqual([[0, 1], [2, 12]]);
     expect(realUidsInUse().has(process.getuid!())).toBe(true);
   });
 });

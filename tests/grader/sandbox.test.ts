@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PassThrough } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../grader/cli-main.ts";
 import { chooseSandbox, grade, hiddenPaths, ROOT } from "../../grader/grade.ts";
 import { isLive, listProcs, commandLine } from "../../grader/procs.ts";
@@ -41,6 +41,9 @@ socket.on("connect", () => report("connected"));
 function report(network) {
   fs.writeSync(3, JSON.stringify({
     uid: process.getuid(),
+    // Named as nobody was (os.userInfo() throws for a uid no passwd line names); no HOME here.
+    name: (() => { try { return require("node:os").userInfo().username; } catch (e) { return e.code; } })(),
+    homedir: (() => { try { return require("node:os").homedir(); } catch (e) { return e.code; } })(),
     capabilities: [/CapEff:\s*(\w+)/, /CapBnd:\s*(\w+)/].map((re) => re.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]),
     project: tryWrite(root + "/package.json.sandbox-test"),
     scratch: tryWrite(scratch + "/ok"),
@@ -97,6 +100,7 @@ describe.skipIf(kinds.length === 0).for(kinds)("the OS sandbox (%s)", (kind) => 
     else expect(payload.users?.hostUid).toBe(payload.users!.uid + 1);
     expect(seen.uid).toBe(kind === "user" ? 0 : payload.users!.uid);
     if (kind === "root") expect(seen.uid).toBeGreaterThanOrEqual(ROOT_ID_BASE);
+    expect([seen.name, seen.homedir]).toEqual(kind === "user" ? ["root", "/root"] : ["lab-payload", "/nonexistent"]);
     // No capability left, and none to regain (empty bounding set).
     expect(seen.capabilities).toEqual(["0000000000000000", "0000000000000000"]);
     // ns-init saw the daemon alive when the payload exited; the namespace took it down.
@@ -179,6 +183,28 @@ describe.skipIf(!kinds.some((kind) => kind !== "user")).for(kinds.filter((kind) 
     expect(said).toBe("forked");
     expect(other.users!.uid).not.toBe(full.users!.uid);
     expect([other.users!.uid, other.users!.hostUid]).not.toContain(full.users!.hostUid);
+  });
+
+  it("never gives two payloads of one process the same users, even when both are started before either runs", { timeout: 60_000 }, async () => {
+    // Both draws land on the same pair: the second payload must draw again.
+    let draws = 0;
+    const random = vi.spyOn(Math, "random").mockImplementation(() => [0.3, 0.3, 0.6][Math.min(draws++, 2)]!);
+    const payloads = ["a", "b"].map((name) => {
+      const gradeDir = join(work, `same-${name}-${kind}`);
+      mkdirSync(join(gradeDir, "scratch"), { recursive: true });
+      return startPayload({ command: ["/bin/sh", "-c", "id -u >&3"], cwd: join(gradeDir, "scratch"), env: { PATH: "/usr/bin:/bin" }, input: "", ...sandboxOf(kind), root: ROOT, hide: [], gradeDir, scratch: join(gradeDir, "scratch"), cpuSeconds: 20, childWorkers: false });
+    });
+    random.mockRestore();
+    const seen = await Promise.all(payloads.map(async (payload) => {
+      payload.stdin.end();
+      let text = "";
+      payload.channel.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      await new Promise((resolve) => payload.child.once("exit", resolve));
+      return Number(text.trim());
+    }));
+    expect(draws).toBe(3);
+    expect(seen).toEqual(payloads.map((payload) => payload.users!.uid));
+    expect(seen[0]).not.toBe(seen[1]);
   });
 });
 
