@@ -87,9 +87,9 @@ export interface PickSources {
   random?: () => number;
   /** Real uids of running processes (realUidsInUse). */
   inUse?: () => Set<number>;
-  /** This process's /proc/self/uid_map and gid_map: which ids its user namespace has. */
-  uidMap?: string;
-  gidMap?: string;
+  /** This process's /proc/self/uid_map and gid_map: which ids its user namespace has (null: no such file, a kernel without user namespaces, where every id is this namespace's). */
+  uidMap?: string | null;
+  gidMap?: string | null;
   /** Ids the user and group databases name (/etc/passwd, /etc/group). */
   named?: () => Set<number>;
   /** Ids (as picked) already given to payloads still running. */
@@ -105,17 +105,14 @@ export interface PickSources {
 // - Root: a pair of the range above (ROOT_ID_BASE) where this process's own user namespace maps
 //   it (always, outside containers); in one that maps fewer ids (a container's, often 65 536
 //   of them), a pair from MAPPED_ID_MIN to 65531 that it maps and that /etc/passwd and
-//   /etc/group do not name; with neither, nobody's 65534 and 65533 as before. Without a map
-//   to read (a kernel built without user namespaces) every id is this namespace's.
+//   /etc/group do not name; with neither, nobody's 65534 and 65533 as before (so too where
+//   the map cannot be read). A kernel built without user namespaces has no map: every id is
+//   this namespace's.
 // Up to 16 draws; the last one stands regardless.
 export function pickPayloadUsers(block?: IdBlock, sources: PickSources = {}): PayloadUsers {
   const random = sources.random ?? Math.random;
   const live = (sources.inUse ?? realUidsInUse)();
-  // (No map to read: a kernel without user namespaces, where every id is this namespace's.)
-  const ranges = (file: string, given?: string) => {
-    const list = mappedRanges(given ?? readOr(file));
-    return list.length > 0 ? list : [[0, 2 ** 32 - 1] as [number, number]];
-  };
+  const ranges = (file: string, given: string | null | undefined) => mappedRanges((given === undefined ? systemMap(file) : given) ?? "0 0 4294967295");
   const mapped = block ? undefined : [ranges("/proc/self/uid_map", sources.uidMap), ranges("/proc/self/gid_map", sources.gidMap)];
   const covers = (first: number, end: number) => !mapped || mapped.every((list) => list.some(([a, b]) => a <= first && end <= b));
   const high = !block && covers(ROOT_ID_BASE, ROOT_ID_BASE + 2 * ROOT_ID_PAIRS);
@@ -146,6 +143,14 @@ export function mappedRanges(text: string): Array<[number, number]> {
     else out.push([first, end]);
   }
   return out;
+}
+
+// A map of this process's (/proc/self/uid_map or gid_map): null where /proc is there and the
+// map is not (a kernel without user namespaces); "" (no id, so nobody's pair) where it cannot
+// be read at all.
+function systemMap(file: string): string | null {
+  if (existsSync("/proc/self/status") && !existsSync(file)) return null;
+  return readOr(file);
 }
 
 // The ids /etc/passwd and /etc/group name (their third field).

@@ -155,16 +155,28 @@ export function startPayload(options: PayloadOptions): Payload {
 }
 
 // Users of its own for a payload (ids.ts, pickPayloadUsers): a pair no running process holds
-// and no other payload of this process has been given, its until the payload's namespace is
-// gone (when `unshare` exits, the kernel has killed every process in it).
-const reserved = new Set<number>();
+// and no other payload of this process is using (counted: a last draw, or nobody's pair, may
+// be shared). Released when `unshare` exits or fails to start: once it has exited the
+// kernel has killed every process in its PID namespace; a SIGKILL of `unshare` itself (the
+// deadline) may release the pair while they are still dying, when they can fork no more and
+// a new pick still sees them in /proc.
+const reserved = new Map<number, number>();
 function reserveUsers(child: ChildProcess, ids: IdBlock | undefined): PayloadUsers {
-  const users = pickPayloadUsers(ids, { taken: reserved });
-  reserved.add(users.uid).add(users.hostUid);
-  child.once("exit", () => {
-    reserved.delete(users.uid);
-    reserved.delete(users.hostUid);
-  });
+  const users = pickPayloadUsers(ids, { taken: new Set(reserved.keys()) });
+  const pair = [users.uid, users.hostUid];
+  for (const id of pair) reserved.set(id, (reserved.get(id) ?? 0) + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    for (const id of pair) {
+      const left = (reserved.get(id) ?? 1) - 1;
+      if (left > 0) reserved.set(id, left);
+      else reserved.delete(id);
+    }
+  };
+  child.once("exit", release);
+  child.once("error", release);
   return users;
 }
 

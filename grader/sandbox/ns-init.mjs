@@ -16,11 +16,11 @@
 // mount namespaces of its own (host-launcher.mjs); the hosts die with the payload at the latest.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, readdirSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { readRecordFile } from "../safe-fs.mjs";
 import { LAUNCHER_ENV, LAUNCHER_TOKEN_ENV, startLauncher } from "./host-launcher.mjs";
 import { closeInheritedFds } from "./inherited-fds.mjs";
-import { CHROOT, confinedArgs, HOST_ROOT, identityScript, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
+import { CHROOT, confinedArgs, HOST_ROOT, IDENTITY_DIR, LAUNCHER_DIR, NEW_ROOT, openFolders, rootScript } from "./ns-root.mjs";
 
 /** @typedef {import("./ns-root.mjs").Config} Config */
 
@@ -68,10 +68,17 @@ try {
   process.exit(70);
 }
 const hosting = config.hostShared.length > 0 || config.env.LAB_CLIENT_HOST === "1";
-const sh = ["set -e", `mount -t tmpfs -o size=1m,mode=755 lab-stage /tmp`, ...identityScript(fds), ...rootScript(NEW_ROOT, config, fds)];
+const sh = ["set -e", ...rootScript(NEW_ROOT, config, fds)];
 if (hosting) sh.push(...rootScript(HOST_ROOT, config, fds, true));
 
 try {
+  // The staging tmpfs first, then the identity files on it (ns-root.mjs), then the roots.
+  execFileSync("/bin/sh", ["-c", "mount -t tmpfs -o size=1m,mode=755 lab-stage /tmp"], { stdio: ["ignore", "ignore", "pipe"] });
+  if (fds.identity) {
+    mkdirSync(IDENTITY_DIR, { mode: 0o755 });
+    writeFileSync(`${IDENTITY_DIR}/passwd`, fds.identity.passwd, { mode: 0o644 });
+    writeFileSync(`${IDENTITY_DIR}/group`, fds.identity.group, { mode: 0o644 });
+  }
   execFileSync("/bin/sh", ["-c", sh.join("\n")], { stdio: ["ignore", "ignore", "pipe"] });
 } catch (error) {
   report({ setupError: String(/** @type {any} */ (error).stderr ?? error).slice(0, 2000) });

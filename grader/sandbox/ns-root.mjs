@@ -33,39 +33,51 @@ export function openFolders(/** @type {Config} */ config) {
 }
 
 /** Where ns-init writes the user and group files that name the payload's users: the staging tmpfs, in neither root. */
-const IDENTITY_DIR = "/tmp/.lab-identity";
-/** Largest /etc/passwd plus /etc/group copied (the script is one argument of `sh -c`, at most 128 KiB). */
-const IDENTITY_MAX_BYTES = 32 * 1024;
+export const IDENTITY_DIR = "/tmp/.lab-identity";
+/** Largest /etc/passwd plus /etc/group copied (the staging tmpfs holds 1 MiB). */
+const IDENTITY_MAX_BYTES = 512 * 1024;
 
 // In root mode the payload and the hosts run as ids picked per payload (sandbox/ids.ts), which
-// the host's /etc/passwd does not name, so getpwuid() finds no one (Node's os.userInfo(), its
-// os.homedir() without HOME, whoami), where it found `nobody` before. The roots get the host's
-// files plus the two users (lab-payload, lab-host) and their group, written to the staging
-// tmpfs first (identityScript), then bound over /etc/passwd and /etc/group in each root.
-// Nothing where /etc or either file is not what a system has, or the files are too large.
-/** @returns {{ passwd: string, group: string } | undefined} */
+// the host's /etc/passwd does not name, so getpwuid() would find no one (Node's os.userInfo(),
+// its os.homedir() without HOME, whoami), where it found `nobody` before. The roots get the
+// two users (lab-payload, lab-host) and their group first, then the host's lines, less any
+// that name the same ids (getpwuid() takes the first match): ns-init writes them, byte for
+// byte, to the staging tmpfs, and each root binds them over /etc/passwd and /etc/group.
+// Nothing where /etc or either file is not a plain folder or file (a link would be followed
+// in ns-init's root, not the new one), or the files are too large.
+/** @returns {{ passwd: Buffer, group: Buffer } | undefined} */
 function identityFiles(/** @type {Config} */ config) {
-  if (config.mode !== "root" || !Number.isInteger(config.uid) || !Number.isInteger(config.hostUid)) return undefined;
+  const { uid, hostUid } = config;
+  if (config.mode !== "root" || !Number.isInteger(uid) || !Number.isInteger(hostUid)) return undefined;
   try {
     if (!lstatSync("/etc").isDirectory() || !lstatSync("/etc/passwd").isFile() || !lstatSync("/etc/group").isFile()) return undefined;
-    const lines = (/** @type {string} */ file) => readFileSync(file, "utf8").replace(/([^\n])$/, "$1\n");
-    const passwd = lines("/etc/passwd");
-    const group = lines("/etc/group");
+    const [passwd, group] = [readFileSync("/etc/passwd"), readFileSync("/etc/group")];
     if (passwd.length + group.length > IDENTITY_MAX_BYTES) return undefined;
-    return {
-      passwd: `${passwd}lab-payload:x:${config.uid}:${config.uid}:grading sandbox:/nonexistent:/usr/sbin/nologin\nlab-host:x:${config.hostUid}:${config.uid}:grading sandbox, client host:/nonexistent:/usr/sbin/nologin\n`,
-      group: `${group}lab-payload:x:${config.uid}:\n`,
-    };
+    return identityLines(passwd, group, uid, hostUid);
   } catch {
     return undefined;
   }
 }
 
-/** The shell lines that write the identity files (openFolders) on the staging tmpfs (none where there are none). */
-export function identityScript(/** @type {ReturnType<typeof openFolders>} */ fds) {
-  const files = fds.identity;
-  if (!files) return [];
-  return [`mkdir ${IDENTITY_DIR}`, `printf '%s' ${q(files.passwd)} > ${IDENTITY_DIR}/passwd`, `printf '%s' ${q(files.group)} > ${IDENTITY_DIR}/group`, `chmod 644 ${IDENTITY_DIR}/passwd ${IDENTITY_DIR}/group`];
+/** The two files' new text: the lab's lines first, then the host's (bytes as they are) less those naming the same ids. */
+export function identityLines(/** @type {Buffer} */ passwd, /** @type {Buffer} */ group, /** @type {number} */ uid, /** @type {number} */ hostUid) {
+  const keep = (/** @type {Buffer} */ text, /** @type {number[]} */ ids) => {
+    /** @type {Buffer[]} */
+    const out = [];
+    let at = 0;
+    while (at < text.length) {
+      const end = text.indexOf(10, at);
+      const line = text.subarray(at, end === -1 ? text.length : end);
+      at = end === -1 ? text.length : end + 1;
+      const id = Number(line.toString("latin1").split(":")[2]);
+      if (line.length > 0 && !ids.includes(id)) out.push(line, Buffer.from("\n"));
+    }
+    return out;
+  };
+  return {
+    passwd: Buffer.concat([Buffer.from(`lab-payload:x:${uid}:${uid}:grading sandbox:/nonexistent:/usr/sbin/nologin\nlab-host:x:${hostUid}:${uid}:grading sandbox, client host:/nonexistent:/usr/sbin/nologin\n`), ...keep(passwd, [uid, hostUid])]),
+    group: Buffer.concat([Buffer.from(`lab-payload:x:${uid}:\n`), ...keep(group, [uid])]),
+  };
 }
 
 // The mounts of one root at `base`. `host`: the client host's root (see above).

@@ -1,5 +1,6 @@
 // The subordinate-id block a grader that is not root maps into its sandbox (/etc/subuid's format).
 import { describe, expect, it } from "vitest";
+import { identityLines } from "../../grader/sandbox/ns-root.mjs";
 import { idBlockStart, MAPPED_ID_MIN, mappedRanges, pickPayloadUsers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID } from "../../grader/sandbox/index.ts";
 
 describe("idBlockStart", () => {
@@ -64,9 +65,11 @@ describe("pickPayloadUsers", () => {
     expect(pickPayloadUsers(block, { random: () => mapped.shift()!, inUse: () => new Set([100_000 + MAPPED_ID_MIN - 1]) }).uid).not.toBe(MAPPED_ID_MIN);
   });
 
-  it("takes a map it cannot read (a kernel without user namespaces) as every id, and a map split over lines as one", () => {
-    expect(pickPayloadUsers(undefined, { uidMap: "", gidMap: "", random: () => 0, inUse: none }).uid).toBe(ROOT_ID_BASE);
-    const split = { uidMap: "0 100000 1000\n1000 101000 64536\n", gidMap: "0 100000 65536\n" };
+  it("takes no map at all (a kernel without user namespaces) as every id, a map it cannot read as none, and a map split over lines as one", () => {
+    expect(pickPayloadUsers(undefined, { uidMap: null, gidMap: null, random: () => 0, inUse: none }).uid).toBe(ROOT_ID_BASE);
+    expect(pickPayloadUsers(undefined, { uidMap: "", gidMap: "", random: () => 0, inUse: none, named: none })).toEqual({ uid: SANDBOX_UID, hostUid: SANDBOX_UID - 1 });
+    // Neither line alone holds ids 1000 to 65531.
+    const split = { uidMap: "0 100000 30000\n30000 130000 35536\n", gidMap: "0 100000 65536\n" };
     expect(pickPayloadUsers(undefined, { ...split, random: () => 0, inUse: none, named: none }).uid).toBe(MAPPED_ID_MIN);
   });
 
@@ -92,5 +95,21 @@ describe("pickPayloadUsers", () => {
     expect(mappedRanges("  1 100000 65536\n  0 1000 1\n\nbad line\n")).toEqual([[0, 65537]]);
     expect(mappedRanges("0 1000 1\n2 100000 10\n")).toEqual([[0, 1], [2, 12]]);
     expect(realUidsInUse().has(process.getuid!())).toBe(true);
+  });
+});
+
+describe("identityLines", () => {
+  it("names the payload's users first and drops the host's lines for the same ids, passing other bytes through", () => {
+    const passwd = Buffer.concat([Buffer.from("root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000:Al\u00e9:/home/alice:/bin/sh\n"), Buffer.from([0x62, 0x6f, 0x62, 0x3a, 0x78, 0x3a, 0x31, 0x30, 0x30, 0x31, 0x3a, 0x31, 0x30, 0x30, 0x31, 0x3a, 0xe9, 0x3a, 0x2f, 0x3a, 0x2f])]);
+    const group = Buffer.from("root:x:0:\nalice:x:1000:");
+    const { passwd: p, group: g } = identityLines(passwd, group, 1000, 1001);
+    const lines = p.toString("latin1").split("\n");
+    expect(lines.slice(0, 2)).toEqual(["lab-payload:x:1000:1000:grading sandbox:/nonexistent:/usr/sbin/nologin", "lab-host:x:1001:1000:grading sandbox, client host:/nonexistent:/usr/sbin/nologin"]);
+    // alice (1000) and bob (1001, a byte that is no UTF-8 in his name field) are gone; root stays.
+    expect(lines.slice(2)).toEqual(["root:x:0:0:root:/root:/bin/bash", ""]);
+    expect(g.toString()).toBe("lab-payload:x:1000:\nroot:x:0:\n");
+    // A last line without a newline gets one; bytes that are no UTF-8 pass as they are.
+    const kept = identityLines(Buffer.from([0x63, 0x3a, 0x78, 0x3a, 0x35, 0x3a, 0x35, 0x3a, 0xe9]), Buffer.alloc(0), 7, 8).passwd;
+    expect(kept.subarray(kept.length - 10)).toEqual(Buffer.from([0x63, 0x3a, 0x78, 0x3a, 0x35, 0x3a, 0x35, 0x3a, 0xe9, 0x0a]));
   });
 });

@@ -189,17 +189,22 @@ describe.skipIf(!kinds.some((kind) => kind !== "user")).for(kinds.filter((kind) 
     // Both draws land on the same pair: the second payload must draw again.
     let draws = 0;
     const random = vi.spyOn(Math, "random").mockImplementation(() => [0.3, 0.3, 0.6][Math.min(draws++, 2)]!);
-    const payloads = ["a", "b"].map((name) => {
-      const gradeDir = join(work, `same-${name}-${kind}`);
-      mkdirSync(join(gradeDir, "scratch"), { recursive: true });
-      return startPayload({ command: ["/bin/sh", "-c", "id -u >&3"], cwd: join(gradeDir, "scratch"), env: { PATH: "/usr/bin:/bin" }, input: "", ...sandboxOf(kind), root: ROOT, hide: [], gradeDir, scratch: join(gradeDir, "scratch"), cpuSeconds: 20, childWorkers: false });
-    });
-    random.mockRestore();
+    let payloads: Array<ReturnType<typeof startPayload>>;
+    try {
+      payloads = ["a", "b"].map((name) => {
+        const gradeDir = join(work, `same-${name}-${kind}`);
+        mkdirSync(join(gradeDir, "scratch"), { recursive: true });
+        return startPayload({ command: ["/bin/sh", "-c", "id -u >&3"], cwd: join(gradeDir, "scratch"), env: { PATH: "/usr/bin:/bin" }, input: "", ...sandboxOf(kind), root: ROOT, hide: [], gradeDir, scratch: join(gradeDir, "scratch"), cpuSeconds: 20, childWorkers: false });
+      });
+    } finally {
+      random.mockRestore();
+    }
     const seen = await Promise.all(payloads.map(async (payload) => {
       payload.stdin.end();
       let text = "";
       payload.channel.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      await new Promise((resolve) => payload.child.once("exit", resolve));
+      await new Promise((resolve) => payload.channel.once("end", resolve));
+      await new Promise((resolve) => (payload.child.exitCode !== null || payload.child.signalCode !== null ? resolve(null) : payload.child.once("exit", resolve)));
       return Number(text.trim());
     }));
     expect(draws).toBe(3);
