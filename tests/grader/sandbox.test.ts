@@ -213,6 +213,50 @@ describe.skipIf(!kinds.some((kind) => kind !== "user")).for(kinds.filter((kind) 
   });
 });
 
+// Adds a key to the user's keyring (argv "add") or says what that keyring holds under the
+// same name (argv "find"), through the keyctl system calls (x86-64 numbers).
+const KEYRING = String.raw`
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+name = b"lab-sandbox-test-key"
+if sys.argv[1] == "add":
+    print(libc.syscall(248, b"user", name, b"left by an earlier payload", 26, -4) > 0)
+else:
+    key = libc.syscall(250, 10, -4, b"user", name, 0)
+    buffer = ctypes.create_string_buffer(64)
+    print(buffer.value.decode() if key > 0 and libc.syscall(250, 11, key, buffer, 64) > 0 else "none")
+    if key > 0: libc.syscall(250, 7, -4)
+`;
+const PYTHON = "/usr/bin/python3";
+
+// Kernel keyrings outlive the processes that filled them: a user's keyring stays until reboot.
+// While every payload ran as nobody, a payload could leave a key for every later grade to read.
+describe.skipIf(!kinds.includes("root") || process.arch !== "x64" || !existsSync(PYTHON))("payloads one after another (root)", () => {
+  it("share no kernel keyring: what one payload leaves there, the next cannot read", { timeout: 60_000 }, async () => {
+    const run = async (name: string, verb: string) => {
+      const gradeDir = join(work, `key-${name}`);
+      mkdirSync(join(gradeDir, "scratch"), { recursive: true });
+      const payload = startPayload({ command: [PYTHON, "-c", KEYRING, verb], cwd: join(gradeDir, "scratch"), env: { PATH: "/usr/bin:/bin" }, input: "", sandbox: "root", root: ROOT, hide: [], gradeDir, scratch: join(gradeDir, "scratch"), cpuSeconds: 20, childWorkers: false });
+      payload.stdin.end();
+      let text = "";
+      payload.child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      await new Promise((resolve) => payload.child.once("close", resolve));
+      return { said: text.trim(), users: payload.users! };
+    };
+    const writer = await run("writer", "add");
+    try {
+      expect(writer.said).toBe("True");
+      expect((await run("reader", "find")).said).toBe("none");
+      // The key is still there for the writer's own user (so the reader's "none" means something).
+      const again = spawnSync("/usr/bin/setpriv", [`--reuid=${writer.users.uid}`, `--regid=${writer.users.uid}`, "--clear-groups", PYTHON, "-c", KEYRING, "find"], { encoding: "utf8" });
+      expect(again.stdout.trim()).toBe("left by an earlier payload");
+    } finally {
+      // ("find" cleared it; once more in case it did not run.)
+      spawnSync("/usr/bin/setpriv", [`--reuid=${writer.users.uid}`, `--regid=${writer.users.uid}`, "--clear-groups", PYTHON, "-c", KEYRING, "find"]);
+    }
+  });
+});
+
 describe.skipIf(kinds.length === 0).for(kinds)("the sandbox's scratch and IPC (%s)", (kind) => {
   it("caps the scratch tmpfs, keeps SysV IPC inside, and sends back only the regular records", async () => {
     const gradeDir = join(work, `s-${kind}`);
