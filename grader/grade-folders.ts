@@ -14,7 +14,7 @@ import { MANIFESTS_KEY } from "./cli-bundle.mjs";
 import { t } from "./i18n.ts";
 import { DEFAULT_LAB, type LabManifest, type Lang } from "./manifest.ts";
 import { todoMarkers } from "./report/progress.ts";
-import { reachableByOthers, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
+import { NOKEYS, reachableByOthers, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -173,7 +173,17 @@ export function makeCopy(submission: string, gradeDir: string): CopyOutcome {
 
 let noticed = false;
 let sharedRootNoticed = false;
+let keysNoticed = false;
 let setupFailed: string | undefined;
+// A sandbox without lab-nokeys (no C compiler at install) leaves kernel keys shared between
+// grades: said once per process, on stderr.
+function noticeKeys<T>(chosen: T): T {
+  if (!keysNoticed && !existsSync(NOKEYS)) {
+    keysNoticed = true;
+    process.stderr.write(`${t("sandboxKeysShared", "en", { binary: NOKEYS })}\n`);
+  }
+  return chosen;
+}
 // The sandbox to use for `mode`, or (required but unavailable) why there is none.
 // `auto` without one says so once per process, on stderr.
 export function chooseSandbox(mode: SandboxMode): { kind: SandboxKind } | { refused: string } {
@@ -189,9 +199,9 @@ export function chooseSandbox(mode: SandboxMode): { kind: SandboxKind } | { refu
       sharedRootNoticed = true;
       process.stderr.write(`${t("sandboxSharedRoot", "en", { root: ROOT })}\n`);
     }
-    return { kind: "user" };
+    return noticeKeys({ kind: "user" });
   }
-  if (support.kind !== "none") return { kind: support.kind };
+  if (support.kind !== "none") return noticeKeys({ kind: support.kind });
   if (mode === "required") return { refused: support.why };
   if (!noticed) {
     noticed = true;

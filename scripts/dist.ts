@@ -43,7 +43,7 @@ const STUDENT_FILES = [
   "fixtures/relay/lab-relay.c",
   "fixtures/relay/README.md",
   "fixtures/relay/relay-smoke.mjs",
-  "scripts/build-relay.mjs",
+  "scripts/build-native.mjs",
   "scripts/build-grader.mjs",
   "scripts/lab-test.mjs",
   "scripts/lab-test.ts",

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 
 /** The learner repository's scripts: the two commands of its README, and their parts. */
 export const STUDENT_SCRIPTS: Record<string, string> = {
-  postinstall: "node scripts/build-relay.mjs && node scripts/build-grader.mjs",
+  postinstall: "node scripts/build-native.mjs && node scripts/build-grader.mjs",
   test: "npm run typecheck && node scripts/lab-test.mjs starter",
   typecheck: "tsc --noEmit -p .",
   grade: "node grader/cli.mjs",

@@ -18,7 +18,7 @@ import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
 import { inheritableFds } from "./inherited-fds.mjs";
 import { pickPayloadUsers, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
 
-export { idBlockStart, MAPPED_ID_MIN, mappedRanges, pickPayloadUsers, reachableByOthers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers, type PickSources } from "./ids.ts";
+export { idBlockStart, MAPPED_ID_MIN, mappedRanges, pickPayloadUsers, reachableByOthers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
 import type { RecordRead } from "../safe-fs.mjs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -31,6 +31,8 @@ export type SandboxKind = "root" | "user" | "none";
 
 const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
+/** lab-nokeys.c, built by `npm ci` (scripts/build-native.mjs): ns-init starts under it, so nothing in the sandbox has the kernel's key system calls. */
+export const NOKEYS = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "node_modules", ".cache", "lab-grader", "lab-nokeys");
 
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
@@ -113,6 +115,8 @@ export interface PayloadOptions {
   ids?: IdBlock | null;
   /** RLIMIT_NPROC of the payload's users (default SANDBOX_PROCESSES). */
   processes?: number;
+  /** The kernel's key system calls: refused where lab-nokeys is built (the default), or "allowed" (the tests show what refusing them stops). */
+  keys?: "refused" | "allowed";
 }
 
 export interface NsReport {
@@ -141,7 +145,7 @@ export function startPayload(options: PayloadOptions): Payload {
   if (options.sandbox === "none") return startUnsandboxed(options);
   const ids = mappedIds(options);
   const flags = options.sandbox === "user" ? userFlags(ids) : BASE_FLAGS;
-  const child = spawnClean(...dieWithGrader(["/usr/bin/unshare", ...flags, process.execPath, NS_INIT]), {
+  const child = spawnClean(...dieWithGrader(["/usr/bin/unshare", ...flags, ...(options.keys === "allowed" || !existsSync(NOKEYS) ? [] : [NOKEYS]), process.execPath, NS_INIT]), {
     cwd: "/",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
