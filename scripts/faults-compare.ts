@@ -364,6 +364,7 @@ function workspaceAt(dir: string): FixtureWorkspace {
     firstServerSignals: () => Number(readState(join(dir, "server-state"))?.signals) || 0,
     serversNow: () => () => Number(readState(join(dir, "server-state"))?.signals) || 0,
     cleanup: async () => [],
+    aliveAtClose: () => {},
   };
 }
 
