@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { LogEntry } from "../../fixtures/index.ts";
 import { HangClock, HungError, settleWithin, startupWithin, type ClockSources } from "../../labs/33-mcp-lite/tests/support.ts";
-import { runDelayMs } from "../../labs/33-mcp-lite/tests/observers.ts";
+import { childrenOf, runDelayMs } from "../../labs/33-mcp-lite/tests/observers.ts";
 
 function busyWait(ms: number): void {
   const end = Date.now() + ms;
@@ -67,11 +67,17 @@ describe("hang detectors under load", () => {
 });
 
 // The clock's arithmetic, from readings the test scripts: the wall clock and the kernel's
-// count of the time this process and the client's host spent runnable, waiting for a CPU.
+// count of the time each thread on the answer's path spent runnable, waiting for a CPU.
 describe("the hang detectors' clock", () => {
-  function scripted(steps: Array<{ wall: number; host?: { pid: number; ms: number } }>): { clock: HangClock; counted: () => number[] } {
+  function scripted(steps: Array<{ wall: number; waits?: Record<number, number> }>): { clock: HangClock; counted: () => number[] } {
     let at = 0;
-    const sources: ClockSources = { now: () => steps[at]!.wall, hostDelay: () => steps[at]!.host };
+    const sources: ClockSources = {
+      now: () => steps[at]!.wall,
+      pathDelays: () => {
+        const waits = steps[at]!.waits;
+        return waits && new Map(Object.entries(waits).map(([tid, ms]) => [Number(tid), ms]));
+      },
+    };
     const clock = new HangClock(sources);
     return {
       clock,
@@ -84,30 +90,56 @@ describe("the hang detectors' clock", () => {
   }
 
   it("counts the wall clock, at most 50 ms a poll, when nothing waited for a CPU", () => {
-    const { counted } = scripted([{ wall: 0, host: { pid: 7, ms: 9 } }, { wall: 10, host: { pid: 7, ms: 9 } }, { wall: 210, host: { pid: 7, ms: 9 } }]);
+    const { counted } = scripted([{ wall: 0, waits: { 7: 9 } }, { wall: 10, waits: { 7: 9 } }, { wall: 210, waits: { 7: 9 } }]);
     expect(counted()).toEqual([10, 60]);
   });
 
   it("does not count the time the client's host waited for a CPU", () => {
     // Each 50 ms poll, the host was runnable but not running for 40 ms of it.
-    const { counted } = scripted([0, 1, 2, 3].map((i) => ({ wall: i * 50, host: { pid: 7, ms: 100 + i * 40 } })));
+    const { counted } = scripted([0, 1, 2, 3].map((i) => ({ wall: i * 50, waits: { 7: 100 + i * 40 } })));
     expect(counted()).toEqual([10, 20, 30]);
+  });
+
+  it("takes off the longest wait on the answer's path, whichever thread it was, and not the sum of waits that overlap", () => {
+    // Host 7 idle, its relay 9 waiting 30 ms, then the bridge thread 12 waiting 45 ms while
+    // the relay waited 20 ms of the same poll.
+    const { counted } = scripted([
+      { wall: 0, waits: { 7: 0, 9: 0, 12: 0 } },
+      { wall: 50, waits: { 7: 0, 9: 30, 12: 0 } },
+      { wall: 100, waits: { 7: 0, 9: 50, 12: 45 } },
+      { wall: 150, waits: { 7: 0, 9: 50, 12: 45 } },
+    ]);
+    expect(counted()).toEqual([20, 25, 75]);
   });
 
   it("never counts backwards, and counts the wall clock where there is no host to read", () => {
     // 120 ms of the host's waiting falls in one 50 ms poll: that poll counts nothing, no less.
-    const { counted } = scripted([{ wall: 0, host: { pid: 7, ms: 0 } }, { wall: 50, host: { pid: 7, ms: 120 } }, { wall: 100, host: { pid: 7, ms: 120 } }, { wall: 150 }, { wall: 200 }]);
+    const { counted } = scripted([{ wall: 0, waits: { 7: 0 } }, { wall: 50, waits: { 7: 120 } }, { wall: 100, waits: { 7: 120 } }, { wall: 150 }, { wall: 200 }]);
     expect(counted()).toEqual([0, 50, 100, 150]);
   });
 
-  it("counts a host that loops or waits on nothing, and never compares two hosts' counts", () => {
-    // A host replaced between two polls (pid 7, then pid 8) has a count of its own.
-    const { counted } = scripted([{ wall: 0, host: { pid: 7, ms: 500 } }, { wall: 50, host: { pid: 8, ms: 0 } }, { wall: 100, host: { pid: 8, ms: 0 } }]);
+  it("counts a host that loops or waits on nothing, and compares only threads it read both times", () => {
+    // A host replaced between two polls (thread 7, then thread 8), and a relay that started
+    // meanwhile (thread 9): neither has a step to give.
+    const { counted } = scripted([{ wall: 0, waits: { 7: 500 } }, { wall: 50, waits: { 8: 0, 9: 400 } }, { wall: 100, waits: { 8: 0, 9: 400 } }]);
     expect(counted()).toEqual([50, 100]);
   });
 
   it("reads the kernel's count where there is one, and none where there is no such file", () => {
     if (process.platform === "linux") expect(runDelayMs()).toBeGreaterThanOrEqual(0);
     expect(runDelayMs("/proc/0/no-such-file")).toBeUndefined();
+  });
+
+  it.runIf(process.platform === "linux")("finds the processes a process's main thread started and has not reaped", async () => {
+    expect(childrenOf(0)).toEqual([]);
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+    try {
+      await new Promise((resolve) => child.once("spawn", resolve));
+      expect(childrenOf(process.pid)).toContain(child.pid);
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    expect(childrenOf(process.pid)).not.toContain(child.pid);
   });
 });

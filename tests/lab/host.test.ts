@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureWorkspace, isAlive } from "../../fixtures/index.ts";
-import { HostChannel, HostError } from "../../labs/33-mcp-lite/host/channel.ts";
+import { currentHost, HostChannel, HostError } from "../../labs/33-mcp-lite/host/channel.ts";
+import { pathDelaysOf } from "../../labs/33-mcp-lite/host/client-side.ts";
 import { McpClient, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "../../labs/33-mcp-lite/host/proxy.ts";
 import { decodeValue, encodeError, encodeValue, packArgs, unpackArgs } from "../../labs/33-mcp-lite/host/wire.ts";
 
@@ -56,6 +57,14 @@ describe("the client proxy", () => {
       await expect(never).rejects.toMatchObject({ code: "MCP_ABORTED" });
       expect(client.pendingCount).toBe(0);
       await expect(client.callTool("fail", {})).rejects.toMatchObject({ code: "MCP_ERROR", remoteCode: -32000 });
+      // The hang detectors' clock reads how long each thread on an answer's path waited for
+      // a CPU: the host, the server it started, and this worker's bridge thread.
+      if (process.platform === "linux") {
+        const host = currentHost()!;
+        const path = pathDelaysOf(host)!;
+        expect(host.bridgeTid).not.toBe(process.pid);
+        expect([...path.keys()].sort()).toEqual([host.pid!, pid!, host.bridgeTid!].sort());
+      }
       await client.close();
       expect(isAlive(pid!)).toBe(false);
       expect(client.stderr).toMatchObject({ truncated: false });

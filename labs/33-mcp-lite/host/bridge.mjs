@@ -8,7 +8,7 @@
 // submission's console output shows where a test's does, and never mixes with the protocol.
 // A bridge started as its test worker starts (early-bridge.mjs) has no host to start yet: it
 // waits for its first message, {t: "start", command, env, cwd, maxLine}, and only then starts it.
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { startHost } from "./launch.mjs";
 
@@ -44,6 +44,17 @@ const USER_HZ = 100;
 if (workerData.command) start(/** @type {StartRequest} */ (workerData));
 else port.once("message", (/** @type {StartRequest} */ request) => start(request));
 
+// This thread's id as the kernel numbers it (Linux: /proc/thread-self is "<pid>/task/<tid>"),
+// so the hang detectors' clock can read how long it waited for a CPU (client-side.ts).
+function ownThreadId() {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** @param {StartRequest} request */
 function start({ command, env, cwd, maxLine, answerMs }) {
   if (typeof answerMs === "number" && answerMs > 0) budgetMs = answerMs;
@@ -51,7 +62,7 @@ function start({ command, env, cwd, maxLine, answerMs }) {
   // else a plain child (launch.mjs).
   host = startHost({ command, env, cwd }, (pid, nsPid, init) => {
     hostPid = pid;
-    port.postMessage({ t: "pid", pid, nsPid, init });
+    port.postMessage({ t: "pid", pid, nsPid, init, bridgeTid: ownThreadId() });
   });
   host.stderr.on("data", (/** @type {Buffer} */ chunk) => {
     process.stderr.write(chunk);

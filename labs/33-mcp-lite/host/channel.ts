@@ -57,6 +57,8 @@ export class HostChannel {
   why = "";
   /** The host's pid as this worker sees it. */
   pid: number | undefined;
+  /** The thread of this worker that reads the host's output (the bridge), as the kernel numbers it, where known. */
+  bridgeTid: number | undefined;
   /** The host's pid in its own PID namespace (2 when the sandbox's launcher started it; else `pid`). */
   nsPid: number | undefined;
   /** The first process of the host's namespace, where it has one of its own (the host's parent). */
@@ -107,6 +109,7 @@ export class HostChannel {
       this.pid = message.pid;
       this.nsPid = message.nsPid ?? message.pid;
       this.init = message.init;
+      this.bridgeTid = typeof message.bridgeTid === "number" ? message.bridgeTid : undefined;
       this.view = new PidView(message.pid, this.nsPid!, message.init);
       HOST_PIDS.add(message.pid);
       if (message.init !== undefined) HOST_PIDS.add(message.init);

@@ -7,7 +7,7 @@
 import * as local from "../tests/observers.ts";
 import * as recorder from "../probes/spawn-recorder.ts";
 import type { SpawnCall } from "../probes/spawn-recorder.ts";
-import { currentHost, decodeValue, hostChannel } from "./channel.ts";
+import { currentHost, decodeValue, hostChannel, type HostChannel } from "./channel.ts";
 import { signalId } from "./signals.ts";
 import { realSetTimeout, untracked } from "../tests/observers.ts";
 
@@ -99,16 +99,33 @@ export function stillness(): string | undefined {
 }
 
 /**
- * The client's host as the hang detectors' clock sees it: its pid (this worker's view) and the
- * time its main thread has spent runnable but waiting for a CPU so far (ms, Linux
- * /proc/<pid>/schedstat), or undefined where the client runs in this process or there is no
- * such file. Read by the clock only: the host cannot write it.
+ * How long each thread an answer passes through on its way to a test has spent runnable but
+ * waiting for a CPU so far (ms, Linux /proc/.../schedstat), by thread id as this worker sees
+ * it: the client's host (its main thread), the processes the host started and has not reaped
+ * (the servers or relays the client spawned, whose output the answer is), and this worker's
+ * bridge thread, which reads the host's output. Undefined where the client runs in this
+ * process or there is no /proc. Read by the hang detectors' clock only: the host cannot write
+ * these files.
  */
-export function hostStarvedMs(): { pid: number; ms: number } | undefined {
-  const pid = HOSTED ? currentHost()?.pid : undefined;
+export function pathDelays(): Map<number, number> | undefined {
+  const host = HOSTED ? currentHost() : undefined;
+  return host ? pathDelaysOf(host) : undefined;
+}
+
+/** pathDelays() for a given host (tests). */
+export function pathDelaysOf(host: HostChannel): Map<number, number> | undefined {
+  const pid = host.pid;
   if (pid === undefined) return undefined;
-  const ms = local.runDelayMs(`/proc/${pid}/schedstat`);
-  return ms === undefined ? undefined : { pid, ms };
+  const delays = new Map<number, number>();
+  const add = (tid: number, file: string) => {
+    const ms = local.runDelayMs(file);
+    if (ms !== undefined) delays.set(tid, ms);
+  };
+  add(pid, `/proc/${pid}/schedstat`);
+  if (delays.size === 0) return undefined;
+  for (const child of local.childrenOf(pid)) add(child, `/proc/${child}/schedstat`);
+  if (host.bridgeTid !== undefined) add(host.bridgeTid, `/proc/self/task/${host.bridgeTid}/schedstat`);
+  return delays;
 }
 
 export function startedCount(): number {

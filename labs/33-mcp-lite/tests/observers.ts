@@ -297,6 +297,15 @@ export function runDelayMs(file = "/proc/self/schedstat"): number | undefined {
   return Number.isFinite(ns) && ns >= 0 ? ns / 1e6 : undefined;
 }
 
+/** The processes a process's main thread started and that have not been reaped (Linux /proc/<pid>/task/<pid>/children). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").map(Number).filter((child) => Number.isSafeInteger(child) && child > 0);
+  } catch {
+    return [];
+  }
+}
+
 // The kernel's view of a live process: asleep (waiting for input), with no signal pending.
 // A process that is running, stopped, dying or dead, or that has a signal on its way (sent by
 // someone this worker cannot see, a `kill` command say), may still do something. Where

@@ -5,7 +5,7 @@
 import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
-import { abortListeners, hostStarvedMs, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
+import { abortListeners, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, pathDelays, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
 import { realSetTimeout, SUBMISSION_DIR, untracked } from "./observers.ts";
 import { createFixtureWorkspace, isAlive, poolOn, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
@@ -32,39 +32,45 @@ export class HungError extends Error {
 // The hang detectors' clock: it measures time the client had to run, not wall time in which
 // nothing could run. It advances in polls of POLL_MS and counts at most MAX_STEP_MS per poll
 // (a poll that comes late, this process starved of CPU, adds little), and from each step it
-// takes away the time the client's host (in a grade) spent runnable but waiting for a CPU
-// meanwhile, as the kernel counts it (/proc/<pid>/schedstat, read here: the host cannot write
-// it). A host starved on a machine loaded far past its cores can take seconds of wall time
-// over a turn while this worker's polls come on time; a client that waits on nothing, or
-// loops, is not waiting for a CPU, and its time counts. On an idle machine, and where there
-// is no /proc, it is the wall clock.
+// takes away the longest time any thread on the answer's path spent runnable but waiting for
+// a CPU meanwhile, as the kernel counts it (/proc/.../schedstat, read here: the host cannot
+// write it): the client's host, the servers or relays it started, the bridge that carries the
+// host's messages to this worker (client-side.ts, pathDelays). On a machine loaded far past
+// its cores any of them can wait seconds of wall time for a turn while this worker's polls
+// come on time; a client that waits on nothing, or loops, is not waiting for a CPU, and its
+// time counts. On an idle machine, and where there is no /proc, it is the wall clock.
 const POLL_MS = 10;
 const MAX_STEP_MS = 50;
 
-/** What the clock reads: the time, and how long the client's host has waited for a CPU so far (ms). */
+/** What the clock reads: the time, and how long each thread on the answer's path has waited for a CPU so far (ms, by thread id). */
 export interface ClockSources {
   now(): number;
-  hostDelay(): { pid: number; ms: number } | undefined;
+  pathDelays(): Map<number, number> | undefined;
 }
-const KERNEL: ClockSources = { now: () => Date.now(), hostDelay: hostStarvedMs };
+const KERNEL: ClockSources = { now: () => Date.now(), pathDelays };
 
 export class HangClock {
   elapsed = 0;
   private last: number;
-  private hostDelay: { pid: number; ms: number } | undefined;
+  private delays: Map<number, number> | undefined;
   constructor(private readonly sources: ClockSources = KERNEL) {
     this.last = sources.now();
-    this.hostDelay = sources.hostDelay();
+    this.delays = sources.pathDelays();
   }
-  /** Adds the time since the last call (capped, less the time the host spent starved) when `counting`, and returns the total. */
+  /** Adds the time since the last call (capped, less the longest wait for a CPU on the answer's path) when `counting`, and returns the total. */
   advance(counting = true): number {
     const now = this.sources.now();
-    const hostDelay = this.sources.hostDelay();
-    // (A host that ended and was replaced meanwhile is another thread: nothing to compare.)
-    const hostStarved = hostDelay && this.hostDelay && hostDelay.pid === this.hostDelay.pid ? hostDelay.ms - this.hostDelay.ms : 0;
-    const step = Math.min(now - this.last, MAX_STEP_MS) - Math.max(hostStarved, 0);
+    const delays = this.sources.pathDelays();
+    // Only a thread read both times is compared (one that ended or began meanwhile has no
+    // step to give); the waits overlap in time, so the longest, not their sum, is taken off.
+    let starved = 0;
+    for (const [tid, ms] of delays ?? []) {
+      const before = this.delays?.get(tid);
+      if (before !== undefined) starved = Math.max(starved, ms - before);
+    }
+    const step = Math.min(now - this.last, MAX_STEP_MS) - starved;
     this.last = now;
-    this.hostDelay = hostDelay;
+    this.delays = delays;
     if (counting) this.elapsed += Math.max(step, 0);
     return this.elapsed;
   }
