@@ -281,6 +281,8 @@ function testRunEnv(plan: GradePlan, folders: Omit<GradeFolders, "runEnv">): Rec
     LAB_LANG: lang,
     LAB_SEED: String(seed),
     LAB_HANG_MS: String(hangMs),
+    // A diagnostic of the hang detectors for `npm run corpus:stress` (tests/support.ts): passed on only when set.
+    ...(process.env.LAB_HANG_TRACE === "1" ? { LAB_HANG_TRACE: "1" } : {}),
     // (Read by vitest-overrides.ts; without it, its default.)
     ...(plan.testWorkers === undefined ? {} : { LAB_MAX_WORKERS: String(plan.testWorkers) }),
     LAB_HOMEWORK_TIMEOUT_MS: String(3 * hangMs),

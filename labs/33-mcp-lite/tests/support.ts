@@ -6,7 +6,8 @@ import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
 import { abortListeners, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, pathDelays, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
-import { realSetTimeout, SUBMISSION_DIR, untracked } from "./observers.ts";
+import { readFileSync } from "node:fs";
+import { realSetTimeout, runDelayMs, SUBMISSION_DIR, untracked } from "./observers.ts";
 import { createFixtureWorkspace, isAlive, poolOn, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
 /** How long a test waits for a promise the fixture has already answered (ms). */
@@ -49,13 +50,18 @@ export interface ClockSources {
 }
 const KERNEL: ClockSources = { now: () => Date.now(), pathDelays };
 
+const TRACING = process.env.LAB_HANG_TRACE === "1";
+
 export class HangClock {
   elapsed = 0;
   private last: number;
   private delays: Map<number, number> | undefined;
+  /** Where the time went, kept only when LAB_HANG_TRACE is set (a diagnostic for `npm run corpus:stress`). */
+  readonly trace = TRACING ? { start: 0, polls: 0, biggest: 0, takenOff: 0, byThread: new Map<number, number>(), ownWait: runDelayMs() ?? 0 } : undefined;
   constructor(private readonly sources: ClockSources = KERNEL) {
     this.last = sources.now();
     this.delays = sources.pathDelays();
+    if (this.trace) this.trace.start = this.last;
   }
   /** Adds the time since the last call (capped, less the longest wait for a CPU on the answer's path) when `counting`, and returns the total. */
   advance(counting = true): number {
@@ -64,15 +70,36 @@ export class HangClock {
     // Only a thread read both times is compared (one that ended or began meanwhile has no
     // step to give); the waits overlap in time, so the longest, not their sum, is taken off.
     let starved = 0;
+    let by = 0;
     for (const [tid, ms] of delays ?? []) {
       const before = this.delays?.get(tid);
-      if (before !== undefined) starved = Math.max(starved, ms - before);
+      if (before !== undefined && ms - before > starved) [starved, by] = [ms - before, tid];
     }
     const step = Math.min(now - this.last, MAX_STEP_MS) - starved;
+    if (this.trace && counting) {
+      this.trace.polls += 1;
+      this.trace.biggest = Math.max(this.trace.biggest, step);
+      this.trace.takenOff += Math.min(starved, Math.min(now - this.last, MAX_STEP_MS));
+      if (by) this.trace.byThread.set(by, (this.trace.byThread.get(by) ?? 0) + starved);
+    }
     this.last = now;
     this.delays = delays;
     if (counting) this.elapsed += Math.max(step, 0);
     return this.elapsed;
+  }
+  /** The trace, as one line (empty when not tracing). */
+  describe(extra = ""): string {
+    const t = this.trace;
+    if (!t) return "";
+    const comm = (tid: number) => {
+      try {
+        return readFileSync(`/proc/${tid}/comm`, "utf8").trim();
+      } catch {
+        return "gone";
+      }
+    };
+    const threads = [...t.byThread].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([tid, ms]) => `${tid}/${comm(tid)} ${Math.round(ms)}`).join(", ");
+    return ` [trace: wall ${this.sources.now() - t.start} ms, counted ${Math.round(this.elapsed)} in ${t.polls} polls (biggest ${Math.round(t.biggest)}), taken off ${Math.round(t.takenOff)} (${threads}), this thread waited ${Math.round((runDelayMs() ?? 0) - t.ownWait)}${extra}]`;
   }
 }
 
@@ -132,6 +159,9 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
   // The count of started processes never falls: once it has grown it need not be asked again
   // (in a grade each ask is a round trip to the client's host).
   let started = false;
+  const t0 = Date.now();
+  let startedAt: number | undefined;
+  let answeredAt: number | undefined;
   while (outcome === undefined) {
     // (Done as soon as it settles, not at the next poll: a test makes a hundred handshakes.)
     await Promise.race([settled, poll()]);
@@ -139,8 +169,16 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
     if (still.observe()) throw new HungError(label, ms, waitedAt, true);
     const answered = initializeAnswers(h.log()) > answersBefore;
     started ||= !answered && (h.pids().length > pidsBefore || (!pooled && startedCount() > startedBefore));
+    if (TRACING) {
+      startedAt ??= started ? Date.now() : undefined;
+      answeredAt ??= answered ? Date.now() : undefined;
+    }
     const serverTurn = started && !answered;
-    if (client.advance(!serverTurn) > ms) throw new HungError(label, ms, waitedAt);
+    if (client.advance(!serverTurn) > ms) {
+      const error = new HungError(label, ms, waitedAt);
+      if (TRACING) error.message += client.describe(`; started ${startedAt === undefined ? "never" : `at ${startedAt - t0}`}, answered ${answeredAt === undefined ? "never" : `at ${answeredAt - t0}`}, server clock ${Math.round(server.elapsed)}`);
+      throw error;
+    }
     if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
   }
   if (outcome.status === "rejected") throw outcome.reason;
