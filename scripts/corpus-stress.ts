@@ -180,7 +180,7 @@ async function run(f: Flags): Promise<number> {
           done += 1;
           note(`round ${round}/${f.rounds}, ${done}/${entries.length}: ${e.name} ${r.status} ${r.score}/${r.maxScore} in ${verdict.ms} ms${misses.length > 0 ? `, MISSED: ${misses.join("; ")}` : ""}`);
           // With LAB_HANG_TRACE=1, where the time of every wait the hang clock called hung went (tests/support.ts).
-          for (const trace of JSON.stringify(r).match(/\[trace: [^\]]*\]/g) ?? []) note(`  ${e.name}, round ${round}: ${trace}`);
+          for (const trace of JSON.stringify(r).match(/\[trace [^\]]*\]/g) ?? []) note(`  ${e.name}, round ${round}: ${trace}`);
         }
       };
       await Promise.all(Array.from({ length: f.workers }, worker));

@@ -57,11 +57,14 @@ export class HangClock {
   private last: number;
   private delays: Map<number, number> | undefined;
   /** Where the time went, kept only when LAB_HANG_TRACE is set (a diagnostic for `npm run corpus:stress`). */
-  readonly trace = TRACING ? { start: 0, polls: 0, biggest: 0, takenOff: 0, byThread: new Map<number, number>(), ownWait: runDelayMs() ?? 0 } : undefined;
+  readonly trace = TRACING ? { start: 0, polls: 0, biggest: 0, takenOff: 0, first: new Map<number, number>(), ownWait: runDelayMs() ?? 0 } : undefined;
   constructor(private readonly sources: ClockSources = KERNEL) {
     this.last = sources.now();
     this.delays = sources.pathDelays();
     if (this.trace) this.trace.start = this.last;
+  }
+  private remember(delays: Map<number, number> | undefined): void {
+    for (const [tid, ms] of delays ?? []) if (!this.trace!.first.has(tid)) this.trace!.first.set(tid, ms);
   }
   /** Adds the time since the last call (capped, less the longest wait for a CPU on the answer's path) when `counting`, and returns the total. */
   advance(counting = true): number {
@@ -70,36 +73,43 @@ export class HangClock {
     // Only a thread read both times is compared (one that ended or began meanwhile has no
     // step to give); the waits overlap in time, so the longest, not their sum, is taken off.
     let starved = 0;
-    let by = 0;
     for (const [tid, ms] of delays ?? []) {
       const before = this.delays?.get(tid);
-      if (before !== undefined && ms - before > starved) [starved, by] = [ms - before, tid];
+      if (before !== undefined) starved = Math.max(starved, ms - before);
     }
     const step = Math.min(now - this.last, MAX_STEP_MS) - starved;
-    if (this.trace && counting) {
-      this.trace.polls += 1;
-      this.trace.biggest = Math.max(this.trace.biggest, step);
-      this.trace.takenOff += Math.min(starved, Math.min(now - this.last, MAX_STEP_MS));
-      if (by) this.trace.byThread.set(by, (this.trace.byThread.get(by) ?? 0) + starved);
+    if (this.trace) {
+      this.remember(this.delays);
+      if (counting) {
+        this.trace.polls += 1;
+        this.trace.biggest = Math.max(this.trace.biggest, step);
+        this.trace.takenOff += Math.min(starved, Math.min(now - this.last, MAX_STEP_MS));
+      }
     }
     this.last = now;
     this.delays = delays;
     if (counting) this.elapsed += Math.max(step, 0);
     return this.elapsed;
   }
-  /** The trace, as one line (empty when not tracing). */
+  /** The trace, as one short line (empty when not tracing): wall, counted, polls, biggest step, taken off, this thread's own wait, then each thread of the path: id/name:state:its wait. */
   describe(extra = ""): string {
     const t = this.trace;
     if (!t) return "";
-    const comm = (tid: number) => {
+    const now = this.sources.pathDelays();
+    const read = (tid: number, file: string) => {
       try {
-        return readFileSync(`/proc/${tid}/comm`, "utf8").trim();
+        return readFileSync(`/proc/${tid}/${file}`, "utf8");
       } catch {
-        return "gone";
+        return "";
       }
     };
-    const threads = [...t.byThread].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([tid, ms]) => `${tid}/${comm(tid)} ${Math.round(ms)}`).join(", ");
-    return ` [trace: wall ${this.sources.now() - t.start} ms, counted ${Math.round(this.elapsed)} in ${t.polls} polls (biggest ${Math.round(t.biggest)}), taken off ${Math.round(t.takenOff)} (${threads}), this thread waited ${Math.round((runDelayMs() ?? 0) - t.ownWait)}${extra}]`;
+    const threads = [...t.first]
+      .map(([tid, ms]) => [tid, (now?.get(tid) ?? ms) - ms] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([tid, ms]) => `${tid}/${read(tid, "comm").trim().slice(0, 9) || "gone"}:${read(tid, "stat").replace(/^.*\) /s, "").slice(0, 1) || "-"}:${Math.round(ms)}`)
+      .join(" ");
+    return `[trace w${this.sources.now() - t.start} c${Math.round(this.elapsed)} p${t.polls} big${Math.round(t.biggest)} off${Math.round(t.takenOff)} own${Math.round((runDelayMs() ?? 0) - t.ownWait)}${extra} | ${threads}] `;
   }
 }
 
@@ -176,7 +186,7 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
     const serverTurn = started && !answered;
     if (client.advance(!serverTurn) > ms) {
       const error = new HungError(label, ms, waitedAt);
-      if (TRACING) error.message += client.describe(`; started ${startedAt === undefined ? "never" : `at ${startedAt - t0}`}, answered ${answeredAt === undefined ? "never" : `at ${answeredAt - t0}`}, server clock ${Math.round(server.elapsed)}`);
+      if (TRACING) error.message = client.describe(` st${startedAt === undefined ? "-" : startedAt - t0} an${answeredAt === undefined ? "-" : answeredAt - t0} srv${Math.round(server.elapsed)}`) + error.message;
       throw error;
     }
     if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
