@@ -102,8 +102,9 @@ export function stillness(): string | undefined {
  * How long each thread an answer passes through on its way to a test has spent runnable but
  * waiting for a CPU so far (ms, Linux /proc/.../schedstat), by thread id as this worker sees
  * it: the client's host (its main thread), the processes the host started and has not reaped
- * (the servers or relays the client spawned, whose output the answer is), and this worker's
- * bridge thread, which reads the host's output. Undefined where the client runs in this
+ * (the servers or relays the client spawned, whose output the answer is), this worker's
+ * bridge thread, which reads the host's output, and this worker's main thread, where the
+ * fixture pool serves the relays. Undefined where the client runs in this
  * process or there is no /proc. Read by the hang detectors' clock only: the host cannot write
  * these files.
  */
@@ -125,6 +126,10 @@ export function pathDelaysOf(host: HostChannel): Map<number, number> | undefined
   if (delays.size === 0) return undefined;
   for (const child of local.childrenOf(pid)) add(child, `/proc/${child}/schedstat`);
   if (host.bridgeTid !== undefined) add(host.bridgeTid, `/proc/self/task/${host.bridgeTid}/schedstat`);
+  // And this worker's main thread: the fixture pool runs there (fixtures/pool.mjs), so every
+  // server's part of an answer (reading the relay's hello and lines, answering, exiting) waits
+  // for it. (Its late polls are capped too: a step counts at most MAX_STEP_MS.)
+  add(process.pid, "/proc/self/schedstat");
   return delays;
 }
 
