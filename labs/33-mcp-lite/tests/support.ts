@@ -67,9 +67,8 @@ export class HangClock {
     for (const [tid, ms] of delays ?? []) if (!this.trace!.first.has(tid)) this.trace!.first.set(tid, ms);
   }
   /** Adds the time since the last call (capped, less the longest wait for a CPU on the answer's path) when `counting`, and returns the total. */
-  advance(counting = true): number {
+  advance(counting = true, delays = this.sources.pathDelays()): number {
     const now = this.sources.now();
-    const delays = this.sources.pathDelays();
     // Only a thread read both times is compared (one that ended or began meanwhile has no
     // step to give); the waits overlap in time, so the longest, not their sum, is taken off.
     let starved = 0;
@@ -184,12 +183,14 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
       answeredAt ??= answered ? Date.now() : undefined;
     }
     const serverTurn = started && !answered;
-    if (client.advance(!serverTurn) > ms) {
+    // (One reading of the path for both clocks: each costs a few /proc reads.)
+    const delays = KERNEL.pathDelays();
+    if (client.advance(!serverTurn, delays) > ms) {
       const error = new HungError(label, ms, waitedAt);
       if (TRACING) error.message = client.describe(` st${startedAt === undefined ? "-" : startedAt - t0} an${answeredAt === undefined ? "-" : answeredAt - t0} srv${Math.round(server.elapsed)}`) + error.message;
       throw error;
     }
-    if (server.advance(serverTurn) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
+    if (server.advance(serverTurn, delays) > SERVER_TURN_MS) throw new HungError(label, ms + SERVER_TURN_MS, waitedAt);
   }
   if (outcome.status === "rejected") throw outcome.reason;
   return outcome.value;
