@@ -5,7 +5,7 @@
 
 import "../../labs/33-mcp-lite/probes/spawn-recorder.ts";
 import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { LogEntry } from "../../fixtures/index.ts";
 import { HangClock, HungError, settleWithin, startupWithin, type ClockSources } from "../../labs/33-mcp-lite/tests/support.ts";
 import { childrenOf, runDelayMs } from "../../labs/33-mcp-lite/tests/observers.ts";
@@ -141,5 +141,25 @@ describe("the hang detectors' clock", () => {
       await new Promise((resolve) => child.once("exit", resolve));
     }
     expect(childrenOf(process.pid)).not.toContain(child.pid);
+  });
+});
+
+describe("the hang trace (LAB_HANG_TRACE=1, for corpus:stress)", () => {
+  it("puts where the time went first in a hung initialize() wait's message, and nothing without it", async () => {
+    const hung = async () => {
+      const support = await import("../../labs/33-mcp-lite/tests/support.ts");
+      return support.startupWithin({ pids: () => [], log: () => [] }, new Promise(() => {}), "initialize()", 100).catch((error: Error) => error.message);
+    };
+    try {
+      vi.stubEnv("LAB_HANG_TRACE", "1");
+      vi.resetModules();
+      expect(await hung()).toMatch(/^\[trace w\d+ c\d+ p\d+ big\d+ off\d+ own\d+ st- an- srv0 \| [^\]]*\] /);
+      vi.stubEnv("LAB_HANG_TRACE", "");
+      vi.resetModules();
+      expect(await hung()).not.toContain("[trace");
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    }
   });
 });
