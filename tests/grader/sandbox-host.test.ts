@@ -194,8 +194,8 @@ describe.skipIf(kinds.length === 0).for(kinds)("the client host launcher (%s)", 
     expect(seen.host.scratch).toEqual(["cwd", "fixtures", "home"]);
     expect(seen.fromHost).toBe(true);
     // The worker: the host's pid in its own view, one level down it is 2; the grandchild found
-    // by the pid the host recorded.
-    expect(seen.started).toEqual({ t: "pid", pid: seen.hostLevels[0], nsPid: 2, init: seen.initLevels[0] });
+    // by the pid the host recorded. (And the bridge's own thread id, for the hang clock.)
+    expect(seen.started).toEqual({ t: "pid", pid: seen.hostLevels[0], nsPid: 2, init: seen.initLevels[0], bridgeTid: expect.any(Number) });
     expect(seen.hostLevels[1]).toBe(2);
     expect(seen.initLevels[1]).toBe(1);
     expect(seen.sleeper.command).toBe("sleep\u00003141\u0000");
