@@ -308,7 +308,8 @@ export function childrenOf(pid: number): number[] {
 // The hang clock reads these every 10 ms: one read into one buffer, not readFileSync's
 // size probe and growing reads for a /proc file that says it has none.
 const SMALL = Buffer.alloc(4096);
-function readSmall(file: string): string | undefined {
+/** A small /proc file's first 4 KiB (latin1), undefined where it cannot be read. */
+export function readSmall(file: string): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, "r");

@@ -6,8 +6,7 @@ import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
 import { abortListeners, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, pathDelays, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
-import { readFileSync } from "node:fs";
-import { realSetTimeout, runDelayMs, SUBMISSION_DIR, untracked } from "./observers.ts";
+import { readSmall, realSetTimeout, runDelayMs, SUBMISSION_DIR, untracked } from "./observers.ts";
 import { createFixtureWorkspace, isAlive, poolOn, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
 /** How long a test waits for a promise the fixture has already answered (ms). */
@@ -36,7 +35,8 @@ export class HungError extends Error {
 // takes away the longest time any thread on the answer's path spent runnable but waiting for
 // a CPU meanwhile, as the kernel counts it (/proc/.../schedstat, read here: the host cannot
 // write it): the client's host, the servers or relays it started, the bridge that carries the
-// host's messages to this worker (client-side.ts, pathDelays). On a machine loaded far past
+// host's messages to this worker, and this worker's main thread, where the fixture pool runs
+// (client-side.ts, pathDelays). On a machine loaded far past
 // its cores any of them can wait seconds of wall time for a turn while this worker's polls
 // come on time; a client that waits on nothing, or loops, is not waiting for a CPU, and its
 // time counts. On an idle machine, and where there is no /proc, it is the wall clock.
@@ -95,13 +95,7 @@ export class HangClock {
     const t = this.trace;
     if (!t) return "";
     const now = this.sources.pathDelays();
-    const read = (tid: number, file: string) => {
-      try {
-        return readFileSync(`/proc/${tid}/${file}`, "utf8");
-      } catch {
-        return "";
-      }
-    };
+    const read = (tid: number, file: string) => readSmall(`/proc/${tid}/${file}`) ?? "";
     const threads = [...t.first]
       .map(([tid, ms]) => [tid, (now?.get(tid) ?? ms) - ms] as const)
       .sort((a, b) => b[1] - a[1])
