@@ -225,9 +225,11 @@ def failed():
     print(errno.errorcode.get(ctypes.get_errno(), "?"))
     sys.exit(0)
 def listed():
+    # Live keys only: one revoked (R), dead (D) or invalidated (i) stays listed until the
+    # kernel's key collector, which runs on its own schedule, takes it away.
     for line in open("/proc/keys"):
         fields = line.split(None, 8)
-        if len(fields) == 9 and fields[8].startswith(name + ":"):
+        if len(fields) == 9 and fields[8].startswith(name + ":") and not set(fields[1]) & set("RDi"):
             yield int(fields[0], 16)
 if sys.argv[1] == "add":
     key = libc.syscall(248, b"user", name.encode(), b"left by an earlier payload", 26, -4)

@@ -7,13 +7,14 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter } from "node:path";
 import { describe, it } from "vitest";
-import { check, HANG_MS, initialize, needs, rejection, waitFor, within } from "../tests/support.ts";
+import { check, HANG_MS, initialize, needs, rejection, SERVER_TURN_MS, waitFor, within } from "../tests/support.ts";
+import { killAll } from "../../../fixtures/index.ts";
 import { noted } from "../tests/messages.ts";
 import { pmsg } from "./messages.ts";
 import { clientProcessPid } from "../host/client-side.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.ts";
 import { alivePids, SEED, start } from "./support.ts";
-import { killServer, pidsRecorded, settled } from "./support-edges.ts";
+import { pidsRecorded, settled } from "./support-edges.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
 const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y", "", "  padded  ", "中文 ünï", "--flag=a b"];
@@ -106,7 +107,11 @@ describe("rubric/process", () => {
       await settled(Promise.resolve().then(() => h.client.initialize()));
     } finally {
       ended = true;
-      for (const pid of h.pids()) killServer(pid);
+      // A SIGKILL is delivered when its process is next scheduled, not when kill() returns:
+      // what the test ended is waited for (bounded) until it is dead, so that a server the
+      // client started meanwhile (a call made during close() that starts one) is not read as
+      // alive below on a busy machine and gone on a quiet one.
+      await killAll(h.pids(), SERVER_TURN_MS);
     }
     // Both resolve once the server is gone (waited for before judging, so what the test leaves
     // to the harness's cleanup does not depend on how quickly the server died).
