@@ -101,6 +101,10 @@ export function whyNotPassed(check: { message?: string; tests: Array<{ title: st
   return [check.message, ...check.tests.filter((t) => t.status !== "pass").map((t) => `${t.title}: ${t.message ?? ""}`)].join(" | ");
 }
 
+/** Characters of each failed test's message a miss shows. */
+const MISS_DETAIL_CHARS = 400;
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 /** The message of a test that fails only because it leans on another TODO (lang "en"). */
 const NEEDS = /^needs TODO\([^)]+\) first: /;
 
@@ -136,8 +140,12 @@ export function missedExpectations(entry: CorpusEntry, result: GradeResult, sand
     // only with tests that say which other TODO they need first.
     for (const c of result.checks) {
       if (c.kind === "homework" || c.status === "pass" || e.mustFail.includes(c.id)) continue;
-      if (c.status === "error" || c.tests.filter((t) => t.status === "fail").some((t) => !NEEDS.test(t.message ?? ""))) {
-        misses.push(`${c.id} ${c.status}, though this single-defect entry must not fail it: ${c.message}`);
+      const own = c.tests.filter((t) => t.status === "fail" && !NEEDS.test(t.message ?? ""));
+      if (c.status === "error" || own.length > 0) {
+        // The tests that failed on their own, each with the start of its message: the check's
+        // summary lists every failed test, and one long value can cut it before the one that counts.
+        const named = own.map((t) => `${t.title}: ${cut(t.message ?? "", MISS_DETAIL_CHARS)}`).join(" | ");
+        misses.push(`${c.id} ${c.status}, though this single-defect entry must not fail it: ${named || c.message}`);
       }
     }
   }
