@@ -10,7 +10,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { McpClient } from "#submission/src/mcp-client.ts";
-import { check, HANG_MS, initialize, received, settleWithin, startupWithin, waitFor, within } from "../tests/support.ts";
+import { check, HANG_MS, initialize, received, settleWithin, SPARE_TIMEOUT_MS, startupWithin, waitFor, within } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 import { processesStarted, resetSpawnCalls } from "../tests/support.ts";
 import { alivePids, escapedErrors, start } from "./support.ts";
@@ -88,7 +88,7 @@ describe("rubric/process", () => {
         [join(h.ws.dir, "no-such-server"), "ENOENT"],
         [notExecutable, "EACCES"],
       ] as const) {
-        const client = new McpClient({ executable, args: [], timeoutMs: 10_000 });
+        const client = new McpClient({ executable, args: [], timeoutMs: SPARE_TIMEOUT_MS });
         const label = pmsg("lblInitExecutable", { name: executable.slice(h.ws.dir.length + 1) });
         try {
           const outcome = await settleWithin(client.initialize(), label);

@@ -12,7 +12,7 @@ import { basename, dirname, join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, relayCommand, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { registerProgram } from "../../../fixtures/pool.mjs";
-import { HANG_MS, madeWithCleanup, timerSnapshot, type Harness } from "../tests/support.ts";
+import { HANG_MS, madeWithCleanup, SPARE_TIMEOUT_MS, timerSnapshot, type Harness } from "../tests/support.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
 // and no argument beyond its path, so a client that (wrongly) spawns through a shell runs
@@ -87,6 +87,6 @@ export function scripted(answers: Record<string, unknown>, options: Record<strin
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-scripted-");
   const command = scriptedCommand(ws, answers);
-  const client = madeWithCleanup(ws, () => new McpClient({ ...command, timeoutMs: 10_000, ...options }), HANG_MS / 2);
+  const client = madeWithCleanup(ws, () => new McpClient({ ...command, timeoutMs: SPARE_TIMEOUT_MS, ...options }), HANG_MS / 2);
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
 }

@@ -4,7 +4,7 @@
 
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
-import { abortListeners, check, HANG_MS, liveClientTimers, madeWithCleanup, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
+import { abortListeners, check, HANG_MS, liveClientTimers, madeWithCleanup, SPARE_TIMEOUT_MS, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
 import { pmsg } from "./messages.ts";
 
 /** The seed of this run (the grader passes --seed as LAB_SEED). */
@@ -74,7 +74,7 @@ export type Fixture = Parameters<typeof probeHarness>[1];
 // The client under test on a fresh fixture, with a 10 s default deadline; `options` adds or
 // overrides client options (env, closeTimeoutMs, timeoutMs, ...).
 export function start(fixture: Fixture = {}, options: Record<string, unknown> = {}) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs: 10_000, ...options }), fixture);
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs: SPARE_TIMEOUT_MS, ...options }), fixture);
 }
 
 // Nothing pending, no abort listener on the given signals, no timer of the client left.

@@ -192,6 +192,14 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
 
 /** Longest time a server's start-up or handshake answer may take before a wait gives up (ms). */
 export const SERVER_TURN_MS = 10_000;
+/**
+ * The probes' clients' timeoutMs where no test wants a timeout: far beyond any wait the hang
+ * clock allows, so that on a loaded machine (where the clock takes off the time the path
+ * waited for a CPU) a call is judged by the harness, never cut short by the client's own
+ * real-time deadline (a model-probe client once timed out an initialize() the server had
+ * answered with an error, after a stall of more than 10 s under corpus:stress).
+ */
+export const SPARE_TIMEOUT_MS = 60_000;
 
 // How many initialize requests the fixture servers have answered so far.
 function initializeAnswers(log: LogEntry[]): number {

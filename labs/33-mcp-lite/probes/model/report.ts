@@ -3,6 +3,7 @@
 
 import type { LogEntry } from "../../../../fixtures/index.ts";
 import { mmsg } from "./messages.ts";
+import { SPARE_TIMEOUT_MS } from "../../tests/support.ts";
 import type { Dimension, RunConfig } from "./model.ts";
 
 export interface Finding {
@@ -54,7 +55,7 @@ function withoutTag(args: Record<string, unknown> | undefined): Record<string, u
 export function formatReport(finding: Finding, seed: number): string {
   const { steps } = finding;
   const { config } = finding;
-  const options = config && JSON.stringify({ maxPending: config.maxPending, maxLineBytes: config.maxLineBytes ?? "(default 1 MiB)", maxStderrBytes: 512, timeoutMs: 10_000 });
+  const options = config && JSON.stringify({ maxPending: config.maxPending, maxLineBytes: config.maxLineBytes ?? "(default 1 MiB)", maxStderrBytes: 512, timeoutMs: SPARE_TIMEOUT_MS });
   const numbered = steps.map((step, i) => `${i === steps.length - 1 ? "▶" : " "} ${i + 1}. ${step}`);
   const trace = finding.log.slice(-TRACE_LINES).map((entry) => `    ${traceLine(entry)}`);
   return [

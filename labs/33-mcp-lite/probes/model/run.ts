@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, makeTempDir, type LogEntry } from "../../../../fixtures/index.ts";
-import { settleWithin } from "../../tests/support.ts";
+import { settleWithin, SPARE_TIMEOUT_MS } from "../../tests/support.ts";
 import { hostEnded } from "../../host/client-side.ts";
 import { drainProblem } from "../support-edges.ts";
 import { Abort, Big, Crash, Echo, Fail, Hold, Release, Stall, type Step, Timeout } from "./calls.ts";
@@ -90,7 +90,7 @@ export interface ModelRunOptions {
 
 /** The client options a run uses besides its config. */
 function clientOptions(config: RunConfig, command: { executable: string; args: string[] }) {
-  return { ...command, timeoutMs: 10_000, maxStderrBytes: 512, env: { ...GIVEN_ENV }, ...config };
+  return { ...command, timeoutMs: SPARE_TIMEOUT_MS, maxStderrBytes: 512, env: { ...GIVEN_ENV }, ...config };
 }
 
 // Runs one sequence against a fresh client and fixture; a broken contract comes back as a

@@ -8,6 +8,7 @@
 // must end its call in MCP_PROTOCOL_ERROR, leave initialized false and stop the server.
 
 import { scriptedCommand } from "../scripted-server.ts";
+import { SPARE_TIMEOUT_MS } from "../../tests/support.ts";
 import { settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
 import { noted } from "../../tests/messages.ts";
@@ -51,7 +52,7 @@ export class ScriptedAnswers extends SideStep {
     return "rubric/handshake";
   }
   async side(): Promise<void> {
-    await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, ANSWERS), async (side) => {
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, (ws) => scriptedCommand(ws, ANSWERS), async (side) => {
       await expectInitialized(side);
       for (const odd of ODD) {
         const step = label(odd.tool, odd.note);

@@ -3,7 +3,7 @@
 // never sends (an initialize result without serverInfo, the line null).
 
 import { isAlive } from "../../../../fixtures/index.ts";
-import { received, waitFor } from "../../tests/support.ts";
+import { received, SPARE_TIMEOUT_MS, waitFor } from "../../tests/support.ts";
 import { scriptedCommand } from "../scripted-server.ts";
 import { killServer, pidsRecorded, settled } from "../support-edges.ts";
 import { expectOutcome } from "./expect.ts";
@@ -22,7 +22,7 @@ export class PoliteClose extends SideStep {
     return "rubric/process";
   }
   async side(): Promise<void> {
-    await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+    await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: SPARE_TIMEOUT_MS }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       await expectInitialized(side);
       const held = settled(side.client.callTool("never", {}));
       await waitFor(() => received(side.ws.log(), "tools/call").length > 0, mmsg("waitNever")).catch(() => {});
@@ -76,7 +76,7 @@ export class ScriptedFaults extends SideStep {
   }
   async side(): Promise<void> {
     // The command is the same for both servers; each reads the answers written before it starts.
-    await this.withSide({ timeoutMs: 10_000 }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
       await protocolFault(side, INIT_LABEL, () => side.client.initialize());
       scriptedCommand(side.ws, { "tools/call": { raw: ["null"] } });
       await expectInitialized(side, mmsg("freshServer"));
@@ -110,7 +110,7 @@ export class ExitPipesHeld extends SideStep {
     return "rubric/process";
   }
   async side(): Promise<void> {
-    await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["stubborn-grandchild"] }, async (side) => {
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, { scenarios: ["stubborn-grandchild"] }, async (side) => {
       await expectInitialized(side);
       // The child records its pid once it ignores SIGTERM (the server recorded its own first).
       await pidsRecorded(side.ws, 2);
@@ -134,7 +134,7 @@ const CONTRACT_CODES = ["MCP_INVALID_ARGUMENT", "MCP_SPAWN_FAILED", "MCP_NOT_INI
 // took it (EPIPE), and that call must end (any code of the contract) long before its deadline.
 export class WriteAfterStdinClosed extends SideStep {
   async side(): Promise<void> {
-    await this.withSide({ timeoutMs: 60_000 }, {}, async (side) => {
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, {}, async (side) => {
       await expectInitialized(side);
       const last = noted('callTool("echo", { closeStdin: true })', mmsg("noteStopsReading"));
       expectOutcome(await settle(settled(side.client.callTool("echo", { value: "last", closeStdin: true })), last), { value: { content: "last" } }, "rubric/lifecycle", last);

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, makeTempDir, type FixtureCommand, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
-import { received, startupWithin, waitFor } from "../../tests/support.ts";
+import { received, SPARE_TIMEOUT_MS, startupWithin, waitFor } from "../../tests/support.ts";
 import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
 import { killServer, settled } from "../support-edges.ts";
@@ -97,7 +97,7 @@ export class SpawnMissing extends SideStep {
   }
   async side(): Promise<void> {
     const dir = makeTempDir("lab33-model-missing-");
-    const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: 10_000 } as never);
+    const client = new McpClient({ executable: join(dir.dir, "no-such-server"), timeoutMs: SPARE_TIMEOUT_MS } as never);
     try {
       // No server ever runs, so no server turn: the plain hang deadline applies.
       const outcome = await settle(settled(Promise.resolve().then(() => client.initialize())), "initialize()");
@@ -135,7 +135,7 @@ export class FaultThenClose extends SideStep {
     return "rubric/handshake";
   }
   async side(): Promise<void> {
-    await this.withSide({ closeTimeoutMs: 300, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+    await this.withSide({ closeTimeoutMs: 300, timeoutMs: SPARE_TIMEOUT_MS }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       await faulted(side);
       await closedLeavingNothing(side, mmsg("resolved", { step: "close()" }));
     });
@@ -156,7 +156,7 @@ export class FaultStopJoined extends SideStep {
     return "rubric/handshake";
   }
   async side(): Promise<void> {
-    await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: 10_000 }, { scenarios: ["ignore-sigterm"] }, async (side) => {
+    await this.withSide({ closeTimeoutMs: 60_000, timeoutMs: SPARE_TIMEOUT_MS }, { scenarios: ["ignore-sigterm"] }, async (side) => {
       await faulted(side);
       // What was alive as close() resolved, while the model had not ended the server yet.
       let killed = false;
@@ -210,7 +210,7 @@ export class HandshakeClosed extends SideStep {
     return "rubric/handshake";
   }
   async side(): Promise<void> {
-    await this.withSide({ timeoutMs: 10_000 }, { scenarios: ["hang-initialize"] }, async (side) => {
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, { scenarios: ["hang-initialize"] }, async (side) => {
       const init = settled(Promise.resolve().then(() => side.client.initialize()));
       // The server records its pid before it reads anything; the request read, the turn is the client's.
       await waitFor(() => received(side.ws.log(), "initialize").length > 0, mmsg("waitInitRead")).catch(() => {});
@@ -243,7 +243,7 @@ export class ProtocolFault extends SideStep {
   }
   async side(): Promise<void> {
     const fault = FAULTS[this.kind];
-    await this.withSide({ timeoutMs: 10_000, maxLineBytes: 2048 }, fault.fixture, async (side) => {
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS, maxLineBytes: 2048 }, fault.fixture, async (side) => {
       const init = await initialized(side, "initialize()");
       if (fault.on === "call") {
         expectThat(init.status === "fulfilled", "rubric/handshake", "outcome", { step: `initialize()`, expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
