@@ -9,6 +9,7 @@
 // Every checkout needs its own node_modules (npm ci there). Grades run one at a time.
 
 import { timeGrade, type GradeSample } from "./grader-timing.ts";
+import { median } from "./stats.ts";
 
 function parse(argv: string[]): { rounds: number; roots: string[] } {
   let rounds = 5;
@@ -23,11 +24,6 @@ function parse(argv: string[]): { rounds: number; roots: string[] } {
   return { rounds, roots };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const { rounds, roots } = parse(process.argv.slice(2));
 const samples = roots.map(() => [] as GradeSample[]);
