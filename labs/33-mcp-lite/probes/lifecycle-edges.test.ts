@@ -7,7 +7,7 @@
 
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
-import { check, expectCode, initialize, needs, received, rejection, settleWithin, startupWithin, waitFor, within, type Settled } from "../tests/support.ts";
+import { check, expectCode, initialize, needs, received, rejection, settleWithin, SPARE_TIMEOUT_MS, startupWithin, waitFor, within, type Settled } from "../tests/support.ts";
 import { startedCount, startedCountAfterTurn } from "../host/client-side.ts";
 import { noted } from "../tests/messages.ts";
 import { pmsg } from "./messages.ts";
@@ -159,7 +159,7 @@ describe("rubric/lifecycle", () => {
   it("times out listTools() at the timeoutMs it is given", async () => {
     const s = scripted({ "tools/list": { raw: [] } });
     await initialize(s);
-    const list = noted("listTools({ timeoutMs: 100 })", pmsg("noteToolsListNever"));
+    const list = noted("listTools({ timeoutMs: 100 })", pmsg("noteToolsListNever", { ms: SPARE_TIMEOUT_MS }));
     const listed = await settleWithin(s.client.listTools({ timeoutMs: 100 }), list).catch(unsettled);
     check(listed.status === "rejected" && listed.reason?.code === "MCP_TIMEOUT", pmsg("defaultDeadline", { label: list, actual: describeOutcome(listed) }));
   });

@@ -154,7 +154,7 @@ const catalog = {
   lblPendingEnded: { zh: "调用 close() 之后在途调用随之结束", en: "the pending call ending once close() was called" },
   lblDuringClose: { zh: "在 close() 进行期间调用的 {call}", en: "{call} during close()" },
   lblInitEndedByClose: { zh: "被 close() 结束的 initialize()", en: "initialize() ended by close()" },
-  noteToolsListNever: { zh: "服务器从不应答 tools/list；客户端的 timeoutMs 为 60000", en: "the server never answers tools/list; the client's timeoutMs is 60000" },
+  noteToolsListNever: { zh: "服务器从不应答 tools/list；客户端的 timeoutMs 为 {ms}", en: "the server never answers tools/list; the client's timeoutMs is {ms}" },
   lbl257Heard: { zh: "257 个调用各自到达服务器或被拒绝", en: "each of 257 calls reaching the server or refused" },
   lblServerExitingHandshake: { zh: "服务器在握手中途退出", en: "the server exiting during the handshake" },
   lblInitServerExits: { zh: "服务器会中途退出时的 initialize()", en: "initialize() against a server that exits" },

@@ -130,7 +130,7 @@ const catalog = {
   pidDuringHandshake: { zh: "{step}：握手进行中（服务器已启动并读到 initialize）时 client.pid 应为正在运行的服务器的 pid，实际是 {actual}", en: "{step}: while the handshake runs (the server started and read initialize) client.pid should be the running server's pid; it is {actual}" },
   waitInitRead: { zh: "服务器读到 initialize 请求", en: "the server reading the initialize request" },
   initClosed: { zh: "握手进行中调用 close() 之后的 initialize()", en: "initialize() once close() ended the handshake" },
-  noteHandshakeClosed: { zh: "服务器从不应答 initialize；timeoutMs 60000", en: "the server never answers initialize; timeoutMs 60000" },
+  noteHandshakeClosed: { zh: "服务器从不应答 initialize；timeoutMs {ms}", en: "the server never answers initialize; timeoutMs {ms}" },
   waitHeldCalls: { zh: "服务器收到全部 {count} 个被扣住的调用", en: "the server receiving all {count} held calls" },
   heldOfMany: { zh: "{client}：{count} 个被扣住的调用中的第 {n} 个", en: "{client}: held call {n} of {count}" },
   oneTooMany: { zh: "第 {n} 个同时在途的调用（默认 maxPending 是 256）", en: "call {n} in flight at once (the default maxPending is 256)" },
@@ -162,7 +162,7 @@ const catalog = {
   closeAfterKill: { zh: "close()（服务器已被杀死，它的子进程忽略 SIGTERM）", en: "close() (the server was killed, its child ignores SIGTERM)" },
   pipesHeldStep: { zh: "子进程占着管道且忽略 SIGTERM 的服务器：{kill}（它的子进程继续运行），再 close()", en: "a server whose child holds its pipes and ignores SIGTERM: {kill} (its child lives on), then close()" },
   noteStopsReading: { zh: "服务器应答的同时停止读取", en: "the server stops reading as it answers" },
-  noteWriteFails: { zh: "它的写入失败（EPIPE）；timeoutMs 60000", en: "its write fails (EPIPE); timeoutMs 60000" },
+  noteWriteFails: { zh: "它的写入失败（EPIPE）；timeoutMs {ms}", en: "its write fails (EPIPE); timeoutMs {ms}" },
   noteSecondWriteFails: { zh: "第二次写入失败；{options}", en: "the second write fails; {options}" },
 } as const;
 

@@ -138,11 +138,11 @@ export class WriteAfterStdinClosed extends SideStep {
       await expectInitialized(side);
       const last = noted('callTool("echo", { closeStdin: true })', mmsg("noteStopsReading"));
       expectOutcome(await settle(settled(side.client.callTool("echo", { value: "last", closeStdin: true })), last), { value: { content: "last" } }, "rubric/lifecycle", last);
-      const next = noted('callTool("echo")', mmsg("noteWriteFails"));
+      const next = noted('callTool("echo")', mmsg("noteWriteFails", { ms: SPARE_TIMEOUT_MS }));
       expectOutcome(await settle(settled(side.client.callTool("echo", { value: "into a closed pipe" })), next), { code: CONTRACT_CODES }, "rubric/lifecycle", next);
     });
   }
   toString(): string {
-    return noted(mmsg("then", { first: 'callTool("echo", { closeStdin: true })', next: 'callTool("echo")' }), mmsg("noteSecondWriteFails", { options: "{ timeoutMs: 60000 }" }));
+    return noted(mmsg("then", { first: 'callTool("echo", { closeStdin: true })', next: 'callTool("echo")' }), mmsg("noteSecondWriteFails", { options: `{ timeoutMs: ${SPARE_TIMEOUT_MS} }` }));
   }
 }

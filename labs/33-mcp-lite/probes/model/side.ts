@@ -223,7 +223,7 @@ export class HandshakeClosed extends SideStep {
     });
   }
   toString(): string {
-    return noted(mmsg("then", { first: "initialize()", next: "client.pid, close()" }), mmsg("noteHandshakeClosed"));
+    return noted(mmsg("then", { first: "initialize()", next: "client.pid, close()" }), mmsg("noteHandshakeClosed", { ms: SPARE_TIMEOUT_MS }));
   }
 }
 
