@@ -326,12 +326,10 @@ export function readSmall(file: string): string | undefined {
 // someone this worker cannot see, a `kill` command say), may still do something. Where
 // there is no /proc to ask, nothing is still.
 function sleepingQuietly(pid: number): boolean {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, "utf8");
-  } catch {
-    return false;
-  }
+  // (The fields read here come long before the status file's first 4 KiB end; a field cut off
+  // there would read as "may still act", never as still.)
+  const status = readSmall(`/proc/${pid}/status`);
+  if (status === undefined) return false;
   const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(status)?.[1];
   return field("State") === "S" && /^0+$/.test(field("SigPnd") ?? "") && /^0+$/.test(field("ShdPnd") ?? "");
 }
