@@ -14,6 +14,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the bundle (cli.mjs) and what it was built from (cli.inputs.json: each input's size
  *  and mtime, the labs it knows) are kept. */
 export const OUT_DIR = join(ROOT, "node_modules", ".cache", "lab-grader");
+/** grader/sandbox/lab-nokeys.c, built there by scripts/build-native.mjs (see grader/sandbox/index.ts). */
+export const NOKEYS_BINARY = join(OUT_DIR, "lab-nokeys");
 /** The bundle in `outDir`. */
 export const bundlePath = (outDir = OUT_DIR) => join(outDir, "cli.mjs");
 const inputsPath = (/** @type {string} */ outDir) => join(outDir, "cli.inputs.json");

@@ -24,10 +24,10 @@ import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { ownedSafely } from "./cli-bundle.mjs";
+import { OUT_DIR, ownedSafely } from "./cli-bundle.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const MIRROR_ROOT = join(ROOT, "node_modules", ".cache", "lab-grader", "harness");
+const MIRROR_ROOT = join(OUT_DIR, "harness");
 const SUBMISSION_ENTRY = "#submission/src/mcp-client.ts";
 /** What a mirror records: each source (relative to the project) with its size and mtime. */
 export const MIRROR_INPUTS = "mirror.inputs.json";

@@ -13,12 +13,13 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { NOKEYS_BINARY } from "../grader/cli-bundle.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const flags = ["-std=c11", "-O2", "-Wall", "-Wextra", "-D_GNU_SOURCE"];
 const programs = [
   { source: join(root, "fixtures", "relay", "lab-relay.c"), binary: join(root, "fixtures", "relay", "build", "lab-relay"), without: "the tests will start Node servers instead" },
-  { source: join(root, "grader", "sandbox", "lab-nokeys.c"), binary: join(root, "node_modules", ".cache", "lab-grader", "lab-nokeys"), without: "sandboxed grades will not have kernel keys refused" },
+  { source: join(root, "grader", "sandbox", "lab-nokeys.c"), binary: NOKEYS_BINARY, without: "sandboxed grades will not have kernel keys refused" },
 ];
 // $CC may carry words of its own ("ccache gcc", "gcc -m32"), as in make.
 const [cc = "cc", ...ccArgs] = (process.env.CC?.trim() || "cc").split(/\s+/);
