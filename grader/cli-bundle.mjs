@@ -14,7 +14,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the bundle (cli.mjs) and what it was built from (cli.inputs.json: each input's size
  *  and mtime, the labs it knows) are kept. */
 export const OUT_DIR = join(ROOT, "node_modules", ".cache", "lab-grader");
-/** grader/sandbox/lab-nokeys.c, built there by scripts/build-native.mjs (see grader/sandbox/index.ts). */
+/** grader/sandbox/lab-nokeys.c, built there by `npm ci` (scripts/build-native.mjs): the sandbox's
+ *  ns-init starts under it, so nothing in the sandbox has the kernel's key system calls. */
 export const NOKEYS_BINARY = join(OUT_DIR, "lab-nokeys");
 /** The bundle in `outDir`. */
 export const bundlePath = (outDir = OUT_DIR) => join(outDir, "cli.mjs");

@@ -23,7 +23,7 @@ import type { RecordRead } from "../safe-fs.mjs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { NOKEYS_BINARY } from "../cli-bundle.mjs";
+import { NOKEYS_BINARY as NOKEYS } from "../cli-bundle.mjs";
 
 export type SandboxMode = "required" | "auto" | "off";
 export const SANDBOX_MODES: readonly SandboxMode[] = ["required", "auto", "off"];
@@ -32,8 +32,7 @@ export type SandboxKind = "root" | "user" | "none";
 
 const PRLIMIT = "/usr/bin/prlimit";
 const NS_INIT = join(dirname(fileURLToPath(import.meta.url)), "ns-init.mjs");
-/** lab-nokeys.c, built by `npm ci` (scripts/build-native.mjs): ns-init starts under it, so nothing in the sandbox has the kernel's key system calls. */
-export const NOKEYS = NOKEYS_BINARY;
+export { NOKEYS };
 
 /** Size of the sandbox's private /tmp, in bytes. */
 export const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
