@@ -24,7 +24,6 @@ function parse(argv: string[]): { rounds: number; roots: string[] } {
   return { rounds, roots };
 }
 
-
 const { rounds, roots } = parse(process.argv.slice(2));
 const samples = roots.map(() => [] as GradeSample[]);
 for (let round = 0; round < rounds; round++) {
