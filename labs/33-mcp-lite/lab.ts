@@ -135,7 +135,8 @@ const T = {
     initializeShape: "sends initialize with protocolVersion, capabilities and clientInfo, and refuses an answer without capabilities or serverInfo",
     noImplicitStart: "rejects calls after the server died with MCP_NOT_INITIALIZED and starts nothing until initialize()",
     errorDataBounded: "keeps McpError.data of a remote error size-bounded",
-    oddAnswers: "resolves a result of null as sent, keeps an error's data of 0 and of null, and settles nothing with an error whose id is null",
+    oddAnswers: "resolves a result of null as sent, keeps an error's data of 0 and of null and its code 0, and settles nothing with an error whose id is null or unknown",
+    idleFault: "stops the server on a line that is no JSON-RPC message while no call is pending",
   }),
   ...testsOf("rubric/id-matching", {
     burst: "concurrent calls to one tool, released in a seeded random order, each to its own caller",
@@ -206,7 +207,7 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "exit-rejects", quote: "every pending request rejects with `MCP_PROCESS_EXIT`", tests: [T.serverExit, T.cleanExitClose] },
   { id: "no-replay", quote: "Pending requests are never replayed", tests: [T.serverExit] },
   { id: "restart", quote: "a later `initialize()` may start a fresh server", tests: [T.serverExit, T.noImplicitStart, T.oldExit] },
-  { id: "protocol-fault", quote: "is a protocol fault: every", tests: [T.faults] },
+  { id: "protocol-fault", quote: "is a protocol fault: every", tests: [T.faults, T.idleFault] },
   { id: "oversized-refused", quote: "The oversized line is refused before it is held whole in memory", tests: [T.oversized] },
   { id: "close", quote: "`close()` is idempotent and concurrent-safe", tests: [T.closeWaits, T.sigkill, T.grandchild, T.cleanExitClose, T.closeAfterFault, T.happy, T.duringClose] },
   // The constructor.
@@ -284,7 +285,7 @@ const todos: TodoDef[] = [
     section: "7.7",
     lesson: LESSON_SECTIONS.remoteError,
     checks: ["evidence/remote-error", "rubric/handshake"],
-    tests: [T.remoteError, T.faults, T.errorDataBounded, T.oddAnswers],
+    tests: [T.remoteError, T.faults, T.errorDataBounded, T.oddAnswers, T.idleFault],
   },
   {
     tag: "handshake",

@@ -79,7 +79,8 @@ export const TEST_TITLES_ZH: Readonly<Record<string, string>> = {
   "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on half-line-exit: half a line, then the server exits": "服务器写出半行数据随后退出时，reject 在途调用（MCP_PROTOCOL_ERROR 或 MCP_PROCESS_EXIT）并停止服务器",
   'rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on stdout-pollution: a stray line "ready" on stdout': '服务器在 stdout 上多写了一行 "ready" 时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器',
   "rejects pending calls with MCP_PROTOCOL_ERROR and stops the server on lines that are no JSON-RPC 2.0 message: null, a batch, a bad or missing jsonrpc, a bad error": "收到不是 JSON-RPC 2.0 消息的行（null、批量消息、jsonrpc 错误或缺失、不合法的 error）时，以 MCP_PROTOCOL_ERROR reject 在途调用并停止服务器",
-  "resolves a result of null as sent, keeps an error's data of 0 and of null, and settles nothing with an error whose id is null": "result 为 null 时按原样 resolve，保留 error 中为 0 或 null 的 data，id 为 null 的 error 不 settle 任何调用",
+  "resolves a result of null as sent, keeps an error's data of 0 and of null and its code 0, and settles nothing with an error whose id is null or unknown": "result 为 null 时按原样 resolve，保留 error 中为 0 或 null 的 data 以及为 0 的 code，id 为 null 或未知的 error 不 settle 任何调用",
+  "stops the server on a line that is no JSON-RPC message while no call is pending": "没有调用在途时，服务器写出不是 JSON-RPC 消息的一行，同样停止服务器",
   "refuses a call with bad input with MCP_INVALID_ARGUMENT and writes nothing": "输入不合法的调用以 MCP_INVALID_ARGUMENT 拒绝，且不写出任何内容",
 
   // ---- homework -------------------------------------------------------------------------

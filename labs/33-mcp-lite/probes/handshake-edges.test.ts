@@ -157,6 +157,7 @@ describe("rubric/handshake", () => {
       ["result: null", null],
       [pmsg("answerNoCapabilities"), { protocolVersion, serverInfo: GOOD_INITIALIZE.serverInfo }],
       [pmsg("answerNoServerInfo"), { protocolVersion, capabilities }],
+      ["capabilities: null", { protocolVersion, capabilities: null, serverInfo: GOOD_INITIALIZE.serverInfo }],
       [pmsg("answerNoName"), { protocolVersion, capabilities, serverInfo: { version: "1.0.0" } }],
       [pmsg("answerNoVersion"), { protocolVersion, capabilities, serverInfo: { name: "scripted" } }],
     ];

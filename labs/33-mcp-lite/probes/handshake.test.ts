@@ -73,5 +73,13 @@ describe("rubric/handshake", () => {
       throw new Error(pmsg("childNotStopped", { pids: alivePids(h).join(", ") }));
     });
     expectNotInitialized(await rejection(h.client.listTools(), pmsg("lblAfterFailedHandshake", { call: "listTools()" })), "listTools()");
+    // A version newer than any the client supports is no more supported than an older one:
+    // the server answers the one version it knows, "2099-01-01".
+    const later = start({ protocolVersions: [LATER_VERSION] });
+    expectCode(await startupRejection(later, pmsg("lblInitLaterVersion", { version: LATER_VERSION })), "MCP_PROTOCOL_ERROR", pmsg("lblInitLaterVersion", { version: LATER_VERSION }));
+    check(!later.client.initialized, pmsg("stillInitialized"));
   });
 });
+
+/** A protocol version no client of this lab supports: later than every published one. */
+const LATER_VERSION = "2099-01-01";

@@ -87,6 +87,10 @@ describe("rubric/lifecycle", () => {
     const outcome = await settleWithin(Promise.resolve().then(() => h.client.callTool("echo", { value: "one too many" })), pmsg("lblOverMaxPending"));
     const actual = outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason));
     check(outcome.status === "rejected" && outcome.reason?.code === "MCP_BUSY", pmsg("busyCode", { max, actual }));
+    // maxPending counts requests, whatever their method: tools/list is one too.
+    const listed = await settleWithin(Promise.resolve().then(() => h.client.listTools()), pmsg("lblListOverMaxPending"));
+    const listedActual = listed.status === "fulfilled" ? pmsg("resolvedTools", { count: Array.isArray(listed.value) ? listed.value.length : "?" }) : (listed.reason?.code ?? String(listed.reason));
+    check(listed.status === "rejected" && listed.reason?.code === "MCP_BUSY", pmsg("busyListCode", { max, actual: listedActual }));
     check(h.client.pendingCount === max, pmsg("pendingLeft", { when: "MCP_BUSY", count: h.client.pendingCount }));
   });
 

@@ -99,19 +99,23 @@ describe("rubric/handshake", () => {
   // Valid answers of shapes a careless reader mistakes: a result of null is a result, an
   // error's data of 0 or null is its data, and an error whose id is null answers no request
   // (it settles nothing; the call's own answer comes after it).
-  it("resolves a result of null as sent, keeps an error's data of 0 and of null, and settles nothing with an error whose id is null", async () => {
+  it("resolves a result of null as sent, keeps an error's data of 0 and of null and its code 0, and settles nothing with an error whose id is null or unknown", async () => {
     const line = (answer: string) => ({ raw: [answer] });
     const h = scripted({
       "tools/call:null-result": line('{"jsonrpc":"2.0","id":$ID,"result":null}'),
       "tools/call:data-zero": line('{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000,"message":"zero","data":0}}'),
       "tools/call:data-null": line('{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000,"message":"none","data":null}}'),
       "tools/call:id-null": { raw: ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}', '{"jsonrpc":"2.0","id":$ID,"result":{"content":"after"}}'] },
+      // An error for an id the client never used (a request it knows nothing of) is no fault either.
+      "tools/call:id-unknown": { raw: ['{"jsonrpc":"2.0","id":9999,"error":{"code":-32000,"message":"stray"}}', '{"jsonrpc":"2.0","id":$ID,"result":{"content":"after"}}'] },
+      "tools/call:code-zero": line('{"jsonrpc":"2.0","id":$ID,"error":{"code":0,"message":"zero code"}}'),
     });
     await initialize(h);
     const describe = (o: Awaited<ReturnType<typeof settleWithin>>) => (o.status === "fulfilled" ? `resolved ${JSON.stringify(o.value)}` : pmsg("codeWithData", { code: o.reason?.code ?? String(o.reason), data: JSON.stringify(o.reason?.data) ?? pmsg("absent") }));
     const results: Array<[string, string, string, (o: Awaited<ReturnType<typeof settleWithin>>) => boolean]> = [
       ["null-result", '{"result":null}', "resolve null", (o) => o.status === "fulfilled" && o.value === null],
       ["id-null", pmsg("sentThenAnswer", { first: '{"id":null,"error":{…}}', answer: '{"content":"after"}' }), 'resolve {"content":"after"}', (o) => o.status === "fulfilled" && JSON.stringify(o.value) === '{"content":"after"}'],
+      ["id-unknown", pmsg("sentThenAnswer", { first: '{"id":9999,"error":{…}}', answer: '{"content":"after"}' }), 'resolve {"content":"after"}', (o) => o.status === "fulfilled" && JSON.stringify(o.value) === '{"content":"after"}'],
     ];
     for (const [tool, sent, expected, ok] of results) {
       const label = `callTool("${tool}")`;
@@ -127,6 +131,33 @@ describe("rubric/handshake", () => {
         return e;
       });
       check(error.data === data, pmsg("oddAnswer", { label, line: sent, expected: pmsg("rejectWithData", { data: JSON.stringify(data) }), actual: describe({ status: "rejected", reason: error }) }));
+    }
+    // An error code of 0 is a code: remoteCode keeps it.
+    const zero = await needs("remote-error", async () => {
+      const e = await rejection(h.client.callTool("code-zero", {}), 'callTool("code-zero")');
+      expectCode(e, "MCP_ERROR", 'callTool("code-zero")');
+      return e;
+    });
+    check(zero.remoteCode === 0, pmsg("oddAnswer", { label: 'callTool("code-zero")', line: '{"error":{"code":0,"message":"zero code"}}', expected: pmsg("rejectWithCode", { code: 0 }), actual: `remoteCode ${JSON.stringify(zero.remoteCode) ?? pmsg("absent")}` }));
+  });
+
+  // After the answer that settled the last call, the server writes a line that is no JSON:
+  // a protocol fault even with nothing pending (there is nothing to reject, but the server
+  // is broken all the same), so the server is stopped and the client is no longer initialized.
+  it("stops the server on a line that is no JSON-RPC message while no call is pending", async () => {
+    const h = scripted({ "tools/call:then-garbage": { raw: ['{"jsonrpc":"2.0","id":$ID,"result":{"content":"ok"}}', "ready"] } });
+    await initialize(h);
+    const escaped = escapedErrors();
+    try {
+      const outcome = await settleWithin(h.client.callTool("then-garbage", {}), 'callTool("then-garbage")');
+      check(outcome.status === "fulfilled" && JSON.stringify(outcome.value) === '{"content":"ok"}', pmsg("oddAnswer", { label: 'callTool("then-garbage")', line: '{"result":{"content":"ok"}}', expected: 'resolve {"content":"ok"}', actual: outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason)) }));
+      await waitFor(() => alivePids(h).length === 0, pmsg("lblServerStopping"), HANG_MS + 2_000).catch(() => {
+        throw new Error(pmsg("serverNotStoppedIdle", { pids: alivePids(h).join(", ") }));
+      });
+      check(!h.client.initialized, pmsg("initializedAfterFault"));
+      check(escaped.errors.length === 0, pmsg("escaped", { when: pmsg("faultIdle"), error: String(escaped.errors[0]) }));
+    } finally {
+      escaped.stop();
     }
   });
 
