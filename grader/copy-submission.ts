@@ -1,7 +1,8 @@
 // The submission's private copy: regular files and folders only, found with lstat (never
 // through a link); a symbolic link, FIFO, socket or device anywhere in it refuses the copy
-// and names it. Every file is read through a handle that does not follow links or block
-// (a file swapped for a FIFO or a link after the lstat is refused too), written new into the
+// and names it, and so does a file with another name elsewhere (a hard link). Every file is
+// read through a handle that does not follow links or block (a file swapped for a FIFO or a
+// link after the lstat is refused too), written new into the
 // copy and given its mode through its own handle: nothing outside the copy is ever changed.
 // `copyRefusal` says why a copy was refused, in the learner's language.
 
@@ -83,6 +84,10 @@ function copyFile(src: string, dest: string, room: number): number | Refusal {
   try {
     const st = fstatSync(input);
     if (!st.isFile()) return refusalOf(st);
+    // A file with another name elsewhere may be one its submitter could not read (a hard link
+    // made where the kernel does not protect links): the grader reads as its own user, so it
+    // copies only files that are nothing but themselves.
+    if (st.nlink > 1) return "hardlink";
     if (st.size > room) return "too-big";
     const output = openSync(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
@@ -121,6 +126,7 @@ export const KIND_WORD = {
   folder: "kindFolder",
   socket: "kindSocket",
   device: "kindDevice",
+  hardlink: "kindHardlink",
   "too-big": "kindUnreadable",
   unreadable: "kindUnreadable",
 } as const;

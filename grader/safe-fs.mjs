@@ -16,7 +16,7 @@ const O_NOCTTY = constants.O_NOCTTY ?? 0;
 /** Linux's O_PATH (not in Node's constants): a handle on a folder we may not read. */
 const O_PATH = 0o10000000;
 
-/** What was found where a regular file was expected. @typedef {"symlink" | "fifo" | "folder" | "socket" | "device" | "too-big" | "unreadable"} Refusal */
+/** What was found where a regular file was expected. @typedef {"symlink" | "fifo" | "folder" | "socket" | "device" | "hardlink" | "too-big" | "unreadable"} Refusal */
 /** @typedef {{ ok: true, text: string, missing?: true } | { ok: false, refusal: Refusal, detail?: string }} RecordRead */
 
 /** The kind of a non-regular file, from its stat. @param {import("node:fs").Stats} st @returns {Refusal} */

@@ -3,12 +3,12 @@
 // of regular files and folders only, which never changes anything outside it; and a cleanup
 // that a locked folder cannot stop.
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { copySubmission } from "../../grader/copy-submission.ts";
+import { copyRefusal, copySubmission } from "../../grader/copy-submission.ts";
 import { grade, ROOT } from "../../grader/grade.ts";
 import { appendRecordLine, readRecordFile, removeTree } from "../../grader/safe-fs.mjs";
 import type { SandboxMode } from "../../grader/sandbox/index.ts";
@@ -98,6 +98,22 @@ describe("the submission's copy", () => {
     if (linux) expect(refused).toContainEqual({ path: "src/pipe.ts", kind: "fifo" });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(folder).mode & 0o777).toBe(0o700);
+  });
+
+  // The grader reads as its own user (root, often): a hard link made to a file its submitter
+  // could not read (where the kernel does not protect links) would carry that file into the copy.
+  it("refuses a file with another name outside the submission (a hard link), and leaves that file as it was", () => {
+    const dir = join(work, "hardlinked");
+    mkdirSync(join(dir, "src"), { recursive: true });
+    writeFileSync(join(dir, "src", "mcp-client.ts"), "export {};\n");
+    const secret = join(work, "hardlinked-secret.txt");
+    writeFileSync(secret, "secret\n", { mode: 0o600 });
+    linkSync(secret, join(dir, "src", "notes.txt"));
+    const outcome = copySubmission(dir, join(work, "hardlinked-copy"));
+    expect(outcome).toMatchObject({ ok: false, why: "refused", refused: [{ path: "src/notes.txt", kind: "hardlink" }] });
+    if (!outcome.ok && outcome.why === "refused") expect(copyRefusal(outcome, "en")).toContain("src/notes.txt (hard link");
+    expect(existsSync(join(work, "hardlinked-copy", "src", "notes.txt"))).toBe(false);
+    expect(statSync(secret).mode & 0o777).toBe(0o600);
   });
 
   it.for<SandboxMode>(["auto", "off"])("makes the grade an error that names them (--sandbox %s), before anything runs", async (sandbox) => {

@@ -8,7 +8,7 @@
 // its stdin ends (or SIGTERM's default), and after 60 s whatever happens.
 
 import { writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, relayCommand, type FixtureWorkspace } from "../../../fixtures/index.ts";
 import { registerProgram } from "../../../fixtures/pool.mjs";
@@ -55,15 +55,28 @@ process.stdin.on("end", () => process.exit(0));
 
 const SCRIPT_NAME = "scripted-server.cjs";
 
+// The settings each workspace's servers answer with, as this process wrote them last, by the
+// settings file's path: what a pooled server reads (below), whatever became of the file.
+const SETTINGS = new Map<string, string>();
+
 // Where the fixture pool runs servers (fixtures/pool.mjs), it runs this one too: the same
 // source, from this module (never the copy in the workspace, which the client's side could
-// rewrite), with the session's process, its guarded node:fs and its tracked timers.
+// rewrite), with the session's process, its guarded node:fs and its tracked timers. Its
+// settings come from SETTINGS, not from the file: a file the client's host can reach is no
+// record of what the probe asked for (a grader whose umask lets the payload's group write
+// it, or a host that runs as the worker's own user where no other user is free).
 registerProgram(
   "scripted",
   (program) => basename(program) === SCRIPT_NAME,
   (proc, timers, args) => {
+    const require = (name: string) => {
+      const module = proc.getBuiltinModule(name) as Record<string, unknown>;
+      if (name !== "node:fs") return module;
+      const readFileSync = (path: string, encoding: BufferEncoding) => SETTINGS.get(resolve(path)) ?? (module.readFileSync as (p: string, e: BufferEncoding) => string)(path, encoding);
+      return { ...module, readFileSync };
+    };
     const run = new Function("require", "process", "__dirname", "setTimeout", SCRIPT) as (...a: unknown[]) => void;
-    run((name: string) => proc.getBuiltinModule(name), proc, dirname(args[0] ?? ""), timers.setTimeout);
+    run(require, proc, dirname(args[0] ?? ""), timers.setTimeout);
   },
 );
 
@@ -71,10 +84,13 @@ registerProgram(
 // starts it. Each server reads the settings as it starts, so calling this again changes what
 // the next server started there answers (the model's side steps use that, with no vitest hooks).
 export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, unknown>): { executable: string; args: string[] } {
-  const settings = { pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } };
-  writeFileSync(join(ws.dir, "settings.json"), JSON.stringify(settings));
+  const settings = JSON.stringify({ pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } });
+  const file = join(ws.dir, "settings.json");
+  SETTINGS.set(resolve(file), settings);
+  // (For a server that is not pooled, which reads the file: 0640, whatever the umask.)
+  writeFileSync(file, settings, { mode: 0o640 });
   const script = join(ws.dir, SCRIPT_NAME);
-  writeFileSync(script, SCRIPT);
+  writeFileSync(script, SCRIPT, { mode: 0o640 });
   return relayCommand(script, []) ?? { executable: process.execPath, args: [script] };
 }
 
