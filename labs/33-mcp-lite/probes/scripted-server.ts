@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, relayCommand, type FixtureWorkspace } from "../../../fixtures/index.ts";
-import { registerProgram } from "../../../fixtures/pool.mjs";
+import { claimRecords, registerProgram } from "../../../fixtures/pool.mjs";
 import { HANG_MS, madeWithCleanup, SPARE_TIMEOUT_MS, timerSnapshot, type Harness } from "../tests/support.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
@@ -91,7 +91,10 @@ export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, un
   writeFileSync(file, settings, { mode: 0o640 });
   const script = join(ws.dir, SCRIPT_NAME);
   writeFileSync(script, SCRIPT, { mode: 0o640 });
-  return relayCommand(script, []) ?? { executable: process.execPath, args: [script] };
+  const pooled = relayCommand(script, []);
+  // (Its wire log, pooled, is the pool's own copy: see claimRecords.)
+  if (pooled) claimRecords(ws.logFile);
+  return pooled ?? { executable: process.execPath, args: [script] };
 }
 
 /** A valid initialize result, for scripts that change something else. */
