@@ -25,7 +25,8 @@ const SECRET_NAME = "LAB33_PROBE_SECRET";
 describe("rubric/process", () => {
   it("starts the server without a shell and passes odd arguments through verbatim", async () => {
     resetSpawnCalls();
-    const h = start({ extraArgs: ["--", ...ODD_ARGS] });
+    // (Its program's path has a space: the executable is one path, never a command line.)
+    const h = start({ extraArgs: ["--", ...ODD_ARGS] }, {}, true);
     const command = h.command;
     await initialize(h);
     const shelled = spawnCalls().filter((call) => call.api !== "process" && call.shell);

@@ -2,6 +2,8 @@
 // broken close() only as long as the hang detector does (a probe run stays fast on a client
 // that never settles), and the seed that drives every random choice comes from LAB_SEED.
 
+import { mkdirSync, symlinkSync } from "node:fs";
+import { basename, join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, isAlive, type FixtureOptions } from "../../../fixtures/index.ts";
 import { abortListeners, check, HANG_MS, liveClientTimers, madeWithCleanup, SPARE_TIMEOUT_MS, timerSnapshot, type ClientLike, type Harness } from "../tests/support.ts";
@@ -27,10 +29,20 @@ export function seededRandom(seed: number): () => number {
 export function probeHarness<C extends ClientLike>(
   make: (command: { executable: string; args: string[] }) => C,
   fixture: FixtureOptions = {},
+  spacedExecutable = false,
 ): Harness<C> {
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-probe-");
   const command = ws.command({ selfDestructMs: 60_000, ...fixture });
+  // The server's program reached through a link in a folder whose name has a space: a client
+  // that splits its executable at spaces ("npx server" style) starts another program.
+  if (spacedExecutable) {
+    const folder = join(ws.dir, "server folder");
+    mkdirSync(folder, { mode: 0o750 });
+    const executable = join(folder, basename(command.executable));
+    symlinkSync(command.executable, executable);
+    command.executable = executable;
+  }
   // A correct close() against these fixtures takes milliseconds; a broken one is already
   // reported by the probe, so cleanup does not wait the full hang deadline for it again.
   const client = madeWithCleanup(ws, () => make(command), HANG_MS / 2);
@@ -73,8 +85,8 @@ export type Fixture = Parameters<typeof probeHarness>[1];
 
 // The client under test on a fresh fixture, with a 10 s default deadline; `options` adds or
 // overrides client options (env, closeTimeoutMs, timeoutMs, ...).
-export function start(fixture: Fixture = {}, options: Record<string, unknown> = {}) {
-  return probeHarness((command) => new McpClient({ ...command, timeoutMs: SPARE_TIMEOUT_MS, ...options }), fixture);
+export function start(fixture: Fixture = {}, options: Record<string, unknown> = {}, spacedExecutable = false) {
+  return probeHarness((command) => new McpClient({ ...command, timeoutMs: SPARE_TIMEOUT_MS, ...options }), fixture, spacedExecutable);
 }
 
 // Nothing pending, no abort listener on the given signals, no timer of the client left.
