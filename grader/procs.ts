@@ -32,18 +32,22 @@ export function procInfo(pid: number): ProcInfo | undefined {
   };
 }
 
-// Every process visible in /proc.
-export function listProcs(): ProcInfo[] {
+// The pid of every process visible in /proc (none where there is no /proc).
+export function procPids(): number[] {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return [];
   }
+  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
+}
+
+// Every process visible in /proc.
+export function listProcs(): ProcInfo[] {
   const out: ProcInfo[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = procInfo(Number(entry));
+  for (const pid of procPids()) {
+    const info = procInfo(pid);
     if (info) out.push(info);
   }
   return out;

@@ -1,9 +1,10 @@
 // The sandbox's users (index.ts): the grader's user's block of subordinate ids a user-namespace
 // sandbox maps, whether the sandbox's own users could read the project at all, and the two
 // users each payload gets where it has users (as real root, or with such a block mapped).
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname, join } from "node:path";
+import { procPids } from "../procs.ts";
 
 /** A block of subordinate ids must hold ids 1 to this (nobody); also the capless payload's nominal uid where it has no users of its own. */
 export const SANDBOX_UID = 65534;
@@ -177,16 +178,9 @@ function readOr(file: string): string {
 // reads are skipped).
 export function realUidsInUse(): Set<number> {
   const out = new Set<number>();
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const pid of procPids()) {
     try {
-      const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/status`, "utf8"));
+      const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (line) out.add(Number(line[1]));
     } catch {
       // gone

@@ -11,7 +11,7 @@ import { check, expectCode, HANG_MS, initialize, needs, received, rejection, set
 import { pmsg } from "./messages.ts";
 import { scripted } from "./scripted-server.ts";
 import { alivePids, escapedErrors, start } from "./support.ts";
-import { unsettled } from "./support-edges.ts";
+import { describeOutcome, unsettled } from "./support-edges.ts";
 
 const MAX_LINE_BYTES = 64 * 1024;
 
@@ -150,7 +150,7 @@ describe("rubric/handshake", () => {
     const escaped = escapedErrors();
     try {
       const outcome = await settleWithin(h.client.callTool("then-garbage", {}), 'callTool("then-garbage")');
-      check(outcome.status === "fulfilled" && JSON.stringify(outcome.value) === '{"content":"ok"}', pmsg("oddAnswer", { label: 'callTool("then-garbage")', line: '{"result":{"content":"ok"}}', expected: 'resolve {"content":"ok"}', actual: outcome.status === "fulfilled" ? `resolved ${JSON.stringify(outcome.value)}` : (outcome.reason?.code ?? String(outcome.reason)) }));
+      check(outcome.status === "fulfilled" && JSON.stringify(outcome.value) === '{"content":"ok"}', pmsg("oddAnswer", { label: 'callTool("then-garbage")', line: '{"result":{"content":"ok"}}', expected: 'resolve {"content":"ok"}', actual: describeOutcome(outcome) }));
       await waitFor(() => alivePids(h).length === 0, pmsg("lblServerStopping"), HANG_MS + 2_000).catch(() => {
         throw new Error(pmsg("serverNotStoppedIdle", { pids: alivePids(h).join(", ") }));
       });

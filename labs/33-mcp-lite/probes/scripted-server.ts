@@ -8,10 +8,10 @@
 // its stdin ends (or SIGTERM's default), and after 60 s whatever happens.
 
 import { writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { McpClient } from "#submission/src/mcp-client.ts";
 import { createFixtureWorkspace, relayCommand, type FixtureWorkspace } from "../../../fixtures/index.ts";
-import { claimRecords, registerProgram } from "../../../fixtures/pool.mjs";
+import { keepRecord, pooledRecord, registerProgram } from "../../../fixtures/pool.mjs";
 import { HANG_MS, madeWithCleanup, SPARE_TIMEOUT_MS, timerSnapshot, type Harness } from "../tests/support.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
@@ -55,16 +55,13 @@ process.stdin.on("end", () => process.exit(0));
 
 const SCRIPT_NAME = "scripted-server.cjs";
 
-// The settings each workspace's servers answer with, as this process wrote them last, by the
-// settings file's path: what a pooled server reads (below), whatever became of the file.
-const SETTINGS = new Map<string, string>();
-
 // Where the fixture pool runs servers (fixtures/pool.mjs), it runs this one too: the same
 // source, from this module (never the copy in the workspace, which the client's side could
 // rewrite), with the session's process, its guarded node:fs and its tracked timers. Its
-// settings come from SETTINGS, not from the file: a file the client's host can reach is no
-// record of what the probe asked for (a grader whose umask lets the payload's group write
-// it, or a host that runs as the worker's own user where no other user is free).
+// settings come from the pool's own copy (keepRecord), not from the file: a file the client's
+// host can reach is no record of what the probe asked for (a grader whose umask lets the
+// payload's group write it, or a host that runs as the worker's own user where no other user
+// is free).
 registerProgram(
   "scripted",
   (program) => basename(program) === SCRIPT_NAME,
@@ -72,7 +69,7 @@ registerProgram(
     const require = (name: string) => {
       const module = proc.getBuiltinModule(name) as Record<string, unknown>;
       if (name !== "node:fs") return module;
-      const readFileSync = (path: string, encoding: BufferEncoding) => SETTINGS.get(resolve(path)) ?? (module.readFileSync as (p: string, e: BufferEncoding) => string)(path, encoding);
+      const readFileSync = (path: string, encoding: BufferEncoding) => pooledRecord(path) ?? (module.readFileSync as (p: string, e: BufferEncoding) => string)(path, encoding);
       return { ...module, readFileSync };
     };
     const run = new Function("require", "process", "__dirname", "setTimeout", SCRIPT) as (...a: unknown[]) => void;
@@ -86,14 +83,13 @@ registerProgram(
 export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, unknown>): { executable: string; args: string[] } {
   const settings = JSON.stringify({ pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } });
   const file = join(ws.dir, "settings.json");
-  SETTINGS.set(resolve(file), settings);
+  // (The pool's copy, which a pooled server reads; dropped with the workspace.)
+  keepRecord(file, settings);
   // (For a server that is not pooled, which reads the file: 0640, whatever the umask.)
   writeFileSync(file, settings, { mode: 0o640 });
   const script = join(ws.dir, SCRIPT_NAME);
   writeFileSync(script, SCRIPT, { mode: 0o640 });
-  const pooled = relayCommand(script, []);
-  // (Its wire log, pooled, is the pool's own copy: see claimRecords.)
-  if (pooled) claimRecords(ws.logFile);
+  const pooled = relayCommand(script, [], [ws.logFile]);
   return pooled ?? { executable: process.execPath, args: [script] };
 }
 
