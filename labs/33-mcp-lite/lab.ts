@@ -160,6 +160,7 @@ const T = {
     closeRejectsFirst: "rejects pending calls with CLIENT_CLOSED as soon as close() is called, before the server is gone",
     drained: "lets the client's process exit on its own once every client is closed (observed from outside it)",
     listDeadline: "times out listTools() at the timeoutMs it is given",
+    callDeadline: "gives a call the client's timeoutMs when it has none of its own, and its own when it has one",
     busyDefault: "takes 256 calls in flight by default (maxPending) and refuses the 257th with MCP_BUSY",
   }),
   ...testsOf("rubric/process", {
@@ -167,7 +168,7 @@ const T = {
     env: "passes the configured env and cwd but nothing else of the grader's environment to the server",
     closeWaits: "resolves close() only after the server is gone, and two concurrent close() calls share that shutdown",
     grandchild: "leaves no child of the server behind after close()",
-    sigkill: "kills a server that ignores SIGTERM once closeTimeoutMs has passed",
+    sigkill: "kills a server that ignores SIGTERM once closeTimeoutMs (2 s by default) has passed, not sooner",
     badOptions: "refuses bad options with MCP_INVALID_ARGUMENT in the constructor and starts nothing",
     spawnFailed: "rejects initialize() with MCP_SPAWN_FAILED for a missing or non-executable program, without crashing",
     closeAfterFault: "leaves no process, grandchildren included, once close() resolves after a protocol fault",
@@ -228,7 +229,7 @@ export const CONTRACT_RULES: ContractRule[] = [
   { id: "option-args", quote: "args", tests: [T.noShell] },
   { id: "option-cwd", quote: "cwd", tests: [T.env] },
   { id: "option-env", quote: "env", tests: [T.env] },
-  { id: "option-timeout", quote: "timeoutMs", tests: [T.badOptions, T.timeout, T.cleanEndings, T.listDeadline] },
+  { id: "option-timeout", quote: "timeoutMs", tests: [T.badOptions, T.timeout, T.cleanEndings, T.listDeadline, T.callDeadline] },
   { id: "option-close-timeout", quote: "closeTimeoutMs", tests: [T.sigkill] },
   { id: "option-max-line", quote: "maxLineBytes", tests: [T.oversized, T.lineCapBytes, T.lineCapDefault] },
   { id: "option-max-stderr", quote: "maxStderrBytes", tests: [T.stderrTail, T.stderrDrained, T.badOptions] },
@@ -269,7 +270,7 @@ const todos: TodoDef[] = [
     // stress homework is this map under load, with no code of its own.)
     tests: [T.outOfOrder, T.burst, T.strayIds, T.lateAnswer, T.ids, T.stress, T.busy, T.badInput, T.cleanWriteFailure, T.busyFreed, T.isErrorResult, T.modelIds, T.busyDefault, T.initializedAfter, T.stress100],
   },
-  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"], tests: [T.timeout, T.queuedTimeout, T.listDeadline] },
+  { tag: "timeout", title: { zh: "每个请求自己的计时器", en: "a timer per request" }, section: "7.5", lesson: LESSON_SECTIONS.timeout, checks: ["evidence/timeout", "rubric/lifecycle"], tests: [T.timeout, T.queuedTimeout, T.listDeadline, T.callDeadline] },
   {
     tag: "abort",
     title: { zh: "AbortSignal：预先取消与运行中取消", en: "AbortSignal: before and during the call" },

@@ -31,6 +31,7 @@ export const TEST_TITLES_ZH: Readonly<Record<string, string>> = {
   "rejects pending calls with CLIENT_CLOSED as soon as close() is called, before the server is gone": "调用 close() 后立即以 CLIENT_CLOSED reject 在途调用，不等服务器退出",
   "refuses every call made while close() runs with CLIENT_CLOSED and starts nothing": "close() 进行期间发起的调用一律以 CLIENT_CLOSED 拒绝，且不启动任何进程",
   "times out listTools() at the timeoutMs it is given": "listTools() 按传入的 timeoutMs 超时",
+  "gives a call the client's timeoutMs when it has none of its own, and its own when it has one": "调用没给 timeoutMs 时用客户端的 timeoutMs，给了就用它自己的",
   "takes 256 calls in flight by default (maxPending) and refuses the 257th with MCP_BUSY": "默认允许 256 个在途调用（maxPending），第 257 个以 MCP_BUSY 拒绝",
   "rejects initialize() with MCP_PROCESS_EXIT when the server exits during the handshake": "握手期间服务器退出时，initialize() 以 MCP_PROCESS_EXIT reject",
   "rejects listTools() and callTool() with an already aborted signal with MCP_ABORTED and writes nothing": "传入已 abort 的 signal 时，listTools() 与 callTool() 以 MCP_ABORTED reject，且不写出任何内容",
@@ -54,7 +55,7 @@ export const TEST_TITLES_ZH: Readonly<Record<string, string>> = {
   "passes the configured env and cwd but nothing else of the grader's environment to the server": "只把配置的 env 与 cwd 传给服务器，评分进程环境中的其他内容一概不传",
   "resolves close() only after the server is gone, and two concurrent close() calls share that shutdown": "服务器退出后 close() 才 resolve，两个并发的 close() 共享同一次关闭",
   "leaves no child of the server behind after close()": "close() 后不留下服务器的任何子进程",
-  "kills a server that ignores SIGTERM once closeTimeoutMs has passed": "服务器忽略 SIGTERM 时，超过 closeTimeoutMs 后将其强制结束",
+  "kills a server that ignores SIGTERM once closeTimeoutMs (2 s by default) has passed, not sooner": "服务器忽略 SIGTERM 时，过了 closeTimeoutMs（默认 2 秒）才将其强制结束，不提前",
 
   // ---- rubric/handshake -----------------------------------------------------------------
   "resolves a result exactly as sent when a multi-byte character is split between two reads": "多字节字符被拆分在两次读取之间时，结果仍按原样 resolve",

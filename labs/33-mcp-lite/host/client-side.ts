@@ -55,6 +55,15 @@ export function liveClientTimers(before?: Set<unknown>): string[] {
   return ask<string[]>("liveClientTimers", mark ? { mark: mark.id } : undefined, []);
 }
 
+/** The delays of the client's live timers made since `before` (the snapshot's mark). */
+export function clientTimerDelays(before?: Set<unknown>): number[] {
+  if (!HOSTED) return local.clientTimerDelays(before);
+  const mark = before ? [...before].find((each): each is TimerMark => each instanceof TimerMark) : undefined;
+  const delays = ask<unknown>("clientTimerDelays", mark ? { mark: mark.id } : undefined, []);
+  // (The host's report: numbers only.)
+  return Array.isArray(delays) ? delays.filter((d): d is number => typeof d === "number" && Number.isFinite(d)) : [];
+}
+
 export function abortListeners(signal: AbortSignal): number {
   if (!HOSTED) return local.abortListeners(signal);
   const id = signalId(signal);

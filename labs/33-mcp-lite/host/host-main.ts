@@ -9,7 +9,7 @@
 
 import { Socket } from "node:net";
 import { pathToFileURL } from "node:url";
-import { abortListeners, untracked, guardStackTraces, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, stillness, timerSnapshot } from "../tests/observers.ts";
+import { abortListeners, clientTimerDelays, untracked, guardStackTraces, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, stillness, timerSnapshot } from "../tests/observers.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls, startedCount } from "../probes/spawn-recorder.ts";
 import { encodeError as encodeRaw, encodeValue, unpackArgs } from "./wire.ts";
 import { sourcePositions } from "./source-positions.ts";
@@ -102,6 +102,7 @@ const queries: Record<string, (arg: any) => unknown> = {
   // A numbered snapshot of the timers alive now, for liveClientTimers({ mark }) (client-side.ts).
   timerMark: (id: number) => void timerMarks.set(Number(id), timerSnapshot()),
   liveClientTimers: (before: { mark?: unknown } | undefined) => liveClientTimers(timerMarks.get(Number(before?.mark))).map(toSource),
+  clientTimerDelays: (before: { mark?: unknown } | undefined) => clientTimerDelays(timerMarks.get(Number(before?.mark))),
   abortListeners: (id: number) => {
     const controller = controllers.get(id);
     return controller ? abortListeners(controller.signal) : 0;

@@ -7,7 +7,7 @@
 
 import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
-import { check, expectCode, initialize, needs, received, rejection, settleWithin, SPARE_TIMEOUT_MS, startupWithin, waitFor, within, type Settled } from "../tests/support.ts";
+import { check, clientTimerDelays, expectCode, initialize, needs, received, rejection, settleWithin, SPARE_TIMEOUT_MS, startupWithin, timerSnapshot, waitFor, within, type Settled } from "../tests/support.ts";
 import { startedCount, startedCountAfterTurn } from "../host/client-side.ts";
 import { noted } from "../tests/messages.ts";
 import { pmsg } from "./messages.ts";
@@ -153,15 +153,35 @@ describe("rubric/lifecycle", () => {
   });
 
   // listTools() honours the timeoutMs it is given, as callTool() does (a server that never
-  // answers tools/list; the client's own deadline is 10 s). (That a call without one gets the
-  // client's timeoutMs is not probed: initialize() has that deadline too, and a deadline short
-  // enough to wait for would race the server's start on a loaded machine.)
+  // answers tools/list; the client's own deadline is 10 s).
   it("times out listTools() at the timeoutMs it is given", async () => {
     const s = scripted({ "tools/list": { raw: [] } });
     await initialize(s);
     const list = noted("listTools({ timeoutMs: 100 })", pmsg("noteToolsListNever", { ms: SPARE_TIMEOUT_MS }));
     const listed = await settleWithin(s.client.listTools({ timeoutMs: 100 }), list).catch(unsettled);
     check(listed.status === "rejected" && listed.reason?.code === "MCP_TIMEOUT", pmsg("defaultDeadline", { label: list, actual: describeOutcome(listed) }));
+  });
+
+  // Which deadline a call gets: the client's timeoutMs when the call has none of its own (not
+  // the contract's default of 30 s), and the call's own when it has one, even longer than the
+  // client's. Read from the delay of the timers the client made for the call, not waited for:
+  // initialize() has the client's deadline too, and one short enough to wait for would race
+  // the server's start on a loaded machine. A client that keeps its deadlines some other way
+  // (one timer for the earliest, a sweep) makes no timer of the wrong delay and is not judged.
+  it("gives a call the client's timeoutMs when it has none of its own, and its own when it has one", async () => {
+    const CONTRACT_DEFAULT_TIMEOUT_MS = 30_000; // CONTRACT §1: timeoutMs, default 30_000
+    const clientMs = 43_000;
+    for (const [own, expected, wrong] of [[undefined, clientMs, CONTRACT_DEFAULT_TIMEOUT_MS], [47_000, 47_000, clientMs]] as const) {
+      // A fresh client each time: its only deadline is the one this call got.
+      const h = start({}, { timeoutMs: clientMs });
+      await initialize(h);
+      const before = timerSnapshot();
+      const label = own === undefined ? `callTool(never) // new McpClient({ timeoutMs: ${clientMs} })` : `callTool(never, {}, { timeoutMs: ${own} }) // new McpClient({ timeoutMs: ${clientMs} })`;
+      void settled(h.client.callTool("never", {}, own === undefined ? undefined : { timeoutMs: own }));
+      await waitFor(() => received(h.log(), "tools/call").length === 1, pmsg("lblServerGotNeverCall"));
+      const delays = clientTimerDelays(before);
+      check(!(delays.includes(wrong) && !delays.includes(expected)), pmsg("callDeadline", { label, expected, actual: wrong }));
+    }
   });
 
   it("takes 256 calls in flight by default (maxPending) and refuses the 257th with MCP_BUSY", async () => {

@@ -7,14 +7,14 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter } from "node:path";
 import { describe, it } from "vitest";
-import { check, HANG_MS, initialize, needs, rejection, SERVER_TURN_MS, waitFor, within } from "../tests/support.ts";
+import { check, HANG_MS, initialize, needs, rejection, SERVER_TURN_MS, settleWithin, waitFor, within } from "../tests/support.ts";
 import { killAll } from "../../../fixtures/index.ts";
 import { noted } from "../tests/messages.ts";
 import { pmsg } from "./messages.ts";
 import { clientProcessPid } from "../host/client-side.ts";
 import { processesStarted, resetSpawnCalls, spawnCalls } from "../tests/support.ts";
 import { alivePids, SEED, start } from "./support.ts";
-import { pidsRecorded, settled } from "./support-edges.ts";
+import { describeOutcome, pidsRecorded, settled, unsettled } from "./support-edges.ts";
 
 /** Arguments a shell would split, unquote, substitute or run. */
 const ODD_ARGS = ["two words", `it's "quoted"`, "$(echo injected)", "a; echo b", "*", "back`tick`", "$HOME", "x > y", "", "  padded  ", "中文 ünï", "--flag=a b"];
@@ -146,13 +146,26 @@ describe("rubric/process", () => {
     check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
   });
 
-  it("kills a server that ignores SIGTERM once closeTimeoutMs has passed", async () => {
+  it("kills a server that ignores SIGTERM once closeTimeoutMs (2 s by default) has passed, not sooner", async () => {
     const closeTimeoutMs = 200;
     const h = start({ scenarios: ["ignore-sigterm"] }, { closeTimeoutMs });
+    // And a client on the default grace (CONTRACT §1: 2 s), closed at the same time: its
+    // close() may not force the server sooner, and must not wait much longer.
+    const defaultMs = 2_000;
+    const d = start({ scenarios: ["ignore-sigterm"] });
     await initialize(h);
-    // A hang detector, not a stopwatch: closeTimeoutMs plus the usual margin.
+    await initialize(d);
+    const began = performance.now();
+    const closingDefault = settled(Promise.resolve().then(() => d.client.close())).then((outcome) => ({ outcome, ms: Math.round(performance.now() - began) }));
+    // Hang detectors, not stopwatches: the grace plus the usual margin.
     await within(h.client.close(), pmsg("lblCloseWithGrace", { ms: closeTimeoutMs }), closeTimeoutMs + HANG_MS);
     const alive = alivePids(h);
     check(alive.length === 0, pmsg("aliveAfterClose", { which: "close()", pids: alive.join(", ") }));
+    const label = pmsg("lblCloseDefaultGrace");
+    const ended = await settleWithin(closingDefault, label, defaultMs + HANG_MS).catch(unsettled);
+    const actual = ended.status === "fulfilled" ? (ended.value.outcome.status === "fulfilled" ? pmsg("closedAfter", { ms: ended.value.ms }) : describeOutcome(ended.value.outcome)) : describeOutcome(ended);
+    check(ended.status === "fulfilled" && ended.value.outcome.status === "fulfilled" && ended.value.ms >= defaultMs - 50, pmsg("defaultGrace", { label, ms: defaultMs, actual }));
+    const left = alivePids(d);
+    check(left.length === 0, pmsg("aliveAfterClose", { which: label, pids: left.join(", ") }));
   });
 });

@@ -355,6 +355,19 @@ export function liveClientTimers(before?: Set<unknown>): string[] {
   return mine;
 }
 
+// The delays (ms) the client's timers made since `before` were set for, one number a timer
+// that is still live (a Timeout's _idleTimeout: what setTimeout, setInterval or
+// AbortSignal.timeout was given). Which deadline a call got, seen without waiting for it.
+export function clientTimerDelays(before?: Set<unknown>): number[] {
+  const delays: number[] = [];
+  for (const [asyncId, timer] of tracker().live) {
+    if (timer.resource._destroyed || before?.has(asyncId) || !madeBySubmission(timer.origin)) continue;
+    const delay = Number((timer.resource as { _idleTimeout?: unknown })._idleTimeout);
+    if (Number.isFinite(delay)) delays.push(delay);
+  }
+  return delays;
+}
+
 // Abort listeners on a signal, counting those on the signals derived from it with
 // AbortSignal.any (and on theirs): a listener on `AbortSignal.any([signal])` keeps its
 // closure alive for as long as `signal` lives, exactly like one on `signal` itself.

@@ -5,7 +5,7 @@
 import { waitsOn, type Settled } from "../../../grader/lab-waits.ts";
 import { onTestFinished } from "vitest";
 import { msg } from "./messages.ts";
-import { abortListeners, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, pathDelays, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
+import { abortListeners, clientTimerDelays, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, pathDelays, processesStarted, resetSpawnCalls, spawnCalls, startedCount, stillness, timerSnapshot } from "../host/client-side.ts";
 import { readSmall, realSetTimeout, runDelayMs, SUBMISSION_DIR, untracked } from "./observers.ts";
 import { createFixtureWorkspace, isAlive, poolOn, type FixtureOptions, type FixtureWorkspace, type LogEntry } from "../../../fixtures/index.ts";
 
@@ -13,7 +13,7 @@ import { createFixtureWorkspace, isAlive, poolOn, type FixtureOptions, type Fixt
 export const HANG_MS = Number(process.env.LAB_HANG_MS ?? 2_000);
 
 export { SUBMISSION_DIR };
-export { abortListeners, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, processesStarted, resetSpawnCalls, spawnCalls, stillness, timerSnapshot };
+export { abortListeners, clientTimerDelays, installTimerTracker, liveClientTimeoutListeners, liveClientTimers, processesStarted, resetSpawnCalls, spawnCalls, stillness, timerSnapshot };
 
 export type { Settled };
 
