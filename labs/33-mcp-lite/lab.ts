@@ -347,8 +347,9 @@ export const lab: LabManifest = defineLab({
   entry: "src/mcp-client.ts",
   requiredExports: ["McpClient", "McpError"],
   // The model-based probe is one of the longest files and one of the smallest: by size,
-  // vitest would start it last, where it runs alone.
-  runFirst: ["probes/model.test.ts"],
+  // vitest would start it last, where it runs alone. probes/process.test.ts waits out a
+  // default close() grace of 2 s: started early, other files run while it waits.
+  runFirst: ["probes/model.test.ts", "probes/process.test.ts"],
   probeFiles: [
     "probes/id-matching.test.ts",
     "probes/lifecycle.test.ts",
