@@ -5,9 +5,10 @@
 // timeouts, aborts before and during, remote errors, isError results, notifications, the
 // server exiting or breaking protocol mid-flight, a stalled stdin, a new handshake after;
 // close() with calls made while it runs; answers the fixture never sends, from a scripted
-// server; bad call input; the default maxPending at its edge), checked after every step against a model of the
-// contract (probes/model/). One run serves the four dimensions: each test fails only when the
-// smallest failing sequence breaks its sentence.
+// server; bad call input; the default maxPending at its edge; the deadline each call gets and
+// close()'s default grace; the server's program behind a path with a space), checked after
+// every step against a model of the contract (probes/model/). One run serves the four
+// dimensions: each test fails only when the smallest failing sequence breaks its sentence.
 
 import { describe, it } from "vitest";
 import { msg } from "../tests/messages.ts";

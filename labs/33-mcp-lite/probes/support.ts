@@ -34,19 +34,21 @@ export function probeHarness<C extends ClientLike>(
   const timersBefore = timerSnapshot();
   const ws = createFixtureWorkspace("lab33-probe-");
   const command = ws.command({ selfDestructMs: 60_000, ...fixture });
-  // The server's program reached through a link in a folder whose name has a space: a client
-  // that splits its executable at spaces ("npx server" style) starts another program.
-  if (spacedExecutable) {
-    const folder = join(ws.dir, "server folder");
-    mkdirSync(folder, { mode: 0o750 });
-    const executable = join(folder, basename(command.executable));
-    symlinkSync(command.executable, executable);
-    command.executable = executable;
-  }
+  if (spacedExecutable) command.executable = spacedPath(ws.dir, command.executable);
   // A correct close() against these fixtures takes milliseconds; a broken one is already
   // reported by the probe, so cleanup does not wait the full hang deadline for it again.
   const client = madeWithCleanup(ws, () => make(command), HANG_MS / 2);
   return { client, ws, command, timersBefore, pids: () => ws.pids(), log: () => ws.log() };
+}
+
+// The server's program reached through a link in a folder of `dir` whose name has a space:
+// a client that splits its executable at spaces ("npx server" style) starts another program.
+export function spacedPath(dir: string, executable: string): string {
+  const folder = join(dir, "server folder");
+  mkdirSync(folder, { recursive: true, mode: 0o750 });
+  const linked = join(folder, basename(executable));
+  symlinkSync(executable, linked);
+  return linked;
 }
 
 /** Throws unless no timer of the client is alive. */

@@ -115,7 +115,9 @@ const poll = () =>
 // Waits for a promise to settle, and fails the test with "hung: …" instead of hanging
 // when it does not. The deadline only bites on broken clients: every wait in the
 // evidence tests is for an answer the fixture already sent or a deadline the client set.
-export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS): Promise<Settled<T>> {
+// `stillness: false` for a wait that only the clock may end: the host's report that nothing
+// could settle the promise is not taken (a wait whose verdict must not rest on the host's word).
+export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS, { stillness = true } = {}): Promise<Settled<T>> {
   let outcome: Settled<T> | undefined;
   const settled = promise.then(
     (value) => (outcome = { status: "fulfilled", value }),
@@ -128,7 +130,7 @@ export async function settleWithin<T>(promise: Promise<T>, label: string, ms = H
     while (outcome === undefined) {
       await poll();
       if (outcome === undefined && clock.advance() > ms) throw new HungError(label, ms, waitedAt);
-      if (outcome === undefined && still.observe()) throw new HungError(label, ms, waitedAt, true);
+      if (outcome === undefined && stillness && still.observe()) throw new HungError(label, ms, waitedAt, true);
     }
   })();
   await Promise.race([settled, hung]);

@@ -238,7 +238,7 @@ export class Crash extends Step {
   }
   async run(m: Model, r: Real): Promise<void> {
     const step = this.toString();
-    const args: Record<string, unknown> = this.how === "exit" ? { code: 3, stderr: "model: exiting\n" } : this.how === "kill" ? {} : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300, lingerOnStdinEnd: this.again };
+    const args: Record<string, unknown> = this.how === "exit" ? { code: 0, stderr: "model: exiting\n" } : this.how === "kill" ? {} : { value: "garbled", garble: true, slowExitMs: this.again ? 60_000 : 300, lingerOnStdinEnd: this.again };
     const call = startCall(m, r, { exit: "exit", kill: "never", garble: "echo" }[this.how], args);
     if (await gated(m, call, step)) return;
     // The model's own SIGKILL, once the server has the call: the exit must report that signal.
@@ -248,6 +248,9 @@ export class Crash extends Step {
     expectOutcome(outcome, { code }, dimension, step);
     const signal = outcome.status === "rejected" ? outcome.reason?.signal : undefined;
     if (this.how === "kill") expectThat(signal === "SIGKILL", "rubric/process", "exitSignal", { step, expected: "SIGKILL", actual: String(signal) });
+    // Exit code 0: a success, and a falsy number (a client that writes `code || null` loses it).
+    const exitCode = outcome.status === "rejected" ? outcome.reason?.exitCode : undefined;
+    if (this.how === "exit") expectThat(exitCode === 0 && signal == null, "rubric/process", "exitCodeZero", { step, exitCode: String(exitCode), signal: String(signal) });
     await failHeld(m, r, code, dimension, why);
     serverGone(m);
     // The faulted server takes 300 ms to exit (with `again`, it lingers until the new
@@ -262,7 +265,7 @@ export class Crash extends Step {
   }
   toString(): string {
     const crash = {
-      exit: () => noted('callTool("exit", { code: 3 })', mmsg("noteExitMidFlight")),
+      exit: () => noted('callTool("exit", { code: 0 })', mmsg("noteExitMidFlight")),
       kill: () => noted(mmsg("crashKill"), mmsg("noteDiesMidFlight")),
       garble: () => noted('callTool("echo", { garble: true })', mmsg("noteGarble")),
     }[this.how]();

@@ -54,6 +54,10 @@ export class Init extends Step {
       return { status: "rejected" as const, reason: { code: `(${error.message})` } };
     });
     r.handshake("answer");
+    // The program exists (the model linked it there): a client that cannot start it did not take its path as given.
+    if (outcome.status === "rejected" && outcome.reason?.code === "MCP_SPAWN_FAILED") {
+      throw new Violation("rubric/process", mmsg("spawnGiven", { step, executable: r.command.executable, cause: String(outcome.reason?.cause?.code ?? "") }));
+    }
     // A restart after a protocol fault, while the old server still goes away, is lifecycle's.
     const restart = m.dying;
     m.dying = false;
@@ -129,8 +133,10 @@ export class Inspect extends Step {
     const after = argv.slice(argv.indexOf("--") + 1);
     expectThat(JSON.stringify(after) === JSON.stringify(ODD_ARGS), "rubric/process", "inspectArgs", { step, expected: JSON.stringify(ODD_ARGS), actual: JSON.stringify(after) });
     // The server is the client's own child, started as given: no shell in between, even one that execs.
-    const script = r.command.args[0]!;
-    const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(script)));
+    // (Its processes are told by the run's own pid file among their arguments: the side clients
+    // beside it may start the same program, by another path.)
+    const own = r.ws.pidFile;
+    const started = processesStarted().filter((p) => [p.command, ...p.args].some((a) => a.includes(own)));
     const shelled = started.find((p) => p.command !== r.command.executable);
     expectThat(!shelled && seen.ppid === clientProcessPid(), "rubric/process", "shell", { step, what: shelled ? [shelled.command, ...shelled.args].join(" ").slice(0, 120) : `ppid ${seen.ppid}` });
     expectEnv(seen.env, GIVEN_ENV, step);
@@ -262,6 +268,9 @@ async function defaultMaxPending(client: InstanceType<typeof McpClient>, ws: { l
   }
   const over = `${DEFAULT_CLIENT}: ${mmsg("oneTooMany", { n: DEFAULT_MAX_PENDING + 1 })}`;
   expectOutcome(await settle(settled(Promise.resolve().then(() => client.callTool("echo", { value: "one too many" }))), over), { code: "MCP_BUSY" }, "rubric/lifecycle", over);
+  // maxPending counts requests, whatever their method: tools/list is one too.
+  const overList = `${DEFAULT_CLIENT}: listTools() // ${mmsg("oneTooMany", { n: DEFAULT_MAX_PENDING + 1 })}`;
+  expectOutcome(await settle(settled(Promise.resolve().then(() => client.listTools())), overList), { code: "MCP_BUSY" }, "rubric/lifecycle", overList);
   last.abort(new Error("stopped by the model"));
   const aborted = mmsg("heldOfMany", { client: DEFAULT_CLIENT, n: DEFAULT_MAX_PENDING, count: DEFAULT_MAX_PENDING });
   expectOutcome(await settle(holds.at(-1)!, aborted), { code: "MCP_ABORTED" }, "rubric/lifecycle", aborted);

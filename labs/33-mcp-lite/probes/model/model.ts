@@ -121,9 +121,9 @@ export class Real {
 export const hangs = { count: 0 };
 
 // Waits (with the hang detector) for an outcome made by settled(); a hang is an outcome too.
-export async function settle(outcome: Promise<Settled<unknown>>, label: string): Promise<Settled<unknown>> {
+export async function settle(outcome: Promise<Settled<unknown>>, label: string, ms?: number, options?: { stillness?: boolean }): Promise<Settled<unknown>> {
   try {
-    const waited = await settleWithin(outcome, label);
+    const waited = await settleWithin(outcome, label, ms, options);
     if (waited.status === "fulfilled") return waited.value;
     return { status: "rejected", reason: waited.reason };
   } catch (error) {

@@ -15,8 +15,9 @@ import { AtCap, BadCallInput, SharedSignal } from "./edges.ts";
 import { Escaped, stepUnderWay, takeEscapes, throwIfEscaped, watchEscapes, type Escape } from "./escapes.ts";
 import { BadOptions, Close, Defaults, Init, Inspect, Stderr } from "./lifecycle.ts";
 import { mmsg } from "./messages.ts";
-import { FaultStopJoined, FaultThenClose, HandshakeClosed, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing } from "./side.ts";
+import { FaultStopJoined, FaultThenClose, HandshakeClosed, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing, SpawnSpaced } from "./side.ts";
 import { ScriptedAnswers } from "./side-answers.ts";
+import { CallDeadlines, DefaultGrace } from "./side-deadlines.ts";
 import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
 import { ExitPipesHeld, PoliteClose, ScriptedFaults, WriteAfterStdinClosed } from "./side-close.ts";
@@ -53,8 +54,8 @@ export const TOUR = (split: Split): Step[] => [
   new Init("error"), new Init("exit"), new Init("answer"), new Big(), new Init("answer"), new AtCap(), new Inspect(), new Stderr(), new BadOptions(), new Defaults(),
   new Abort("before", "listTools"), new Abort("before", "callTool"), new Echo("tool said no", true, true), new Fail(-32602), new Timeout(30), new Abort("during", "callTool"), new SharedSignal(),
   new Stall(), new Hold(split.value, split.cut), new Hold("中文😀", undefined), new Release(split.seed),
-  new BadCallInput(), new Hold("before the kill", undefined), new Crash("kill", false), new Echo("after the kill", false, false), new Init("answer"), new Crash("garble", true),
-  new SpawnMissing(), new PoliteClose(), new ExitPipesHeld(), new WriteAfterStdinClosed(), new FaultThenClose(), new FaultStopJoined(), new HandshakeTimeout(), new HandshakeClosed(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"), new ScriptedFaults(), new ScriptedAnswers(),
+  new BadCallInput(), new Hold("before the kill", undefined), new Crash("kill", false), new Echo("after the kill", false, false), new Init("answer"), new Crash("exit", true), new Crash("garble", true),
+  new SpawnMissing(), new SpawnSpaced(), new PoliteClose(), new ExitPipesHeld(), new WriteAfterStdinClosed(), new FaultThenClose(), new FaultStopJoined(), new HandshakeTimeout(), new HandshakeClosed(), new ProtocolFault("version"), new ProtocolFault("endless"), new ProtocolFault("garbage"), new ScriptedFaults(), new ScriptedAnswers(), new CallDeadlines(), new DefaultGrace(),
 ];
 
 /** The steps every drawn run starts with (not drawn, so never shrunk away). */

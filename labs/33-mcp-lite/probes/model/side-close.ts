@@ -66,10 +66,14 @@ export class PoliteClose extends SideStep {
 
 /** What the scripted server answers initialize with, in the first phase: everything but serverInfo. */
 const NO_SERVER_INFO = { protocolVersion: "2025-06-18", capabilities: { tools: {} } };
+const NULL_CAPABILITIES = { protocolVersion: "2025-06-18", capabilities: null, serverInfo: { name: "scripted", version: "1.0.0" } };
+const LATER_VERSION = { protocolVersion: "2099-01-01", capabilities: { tools: {} }, serverInfo: { name: "scripted", version: "1.0.0" } };
 
-// A scripted server, twice: its first initialize answer lacks serverInfo (the handshake must
-// fail with MCP_PROTOCOL_ERROR and stop it); the next server answers initialize, then every
-// tools/call with the line null (a protocol fault too, never an error escaping the client).
+// A scripted server, four times: its first initialize answer lacks serverInfo, the second's
+// capabilities are null, the third names a protocol version later than any the client speaks
+// (each handshake must fail with MCP_PROTOCOL_ERROR and stop its server); the last server
+// answers initialize, then every tools/call with the line null (a protocol fault too, never an
+// error escaping the client).
 export class ScriptedFaults extends SideStep {
   override get escapeDimension(): Dimension {
     return "rubric/handshake";
@@ -78,13 +82,18 @@ export class ScriptedFaults extends SideStep {
     // The command is the same for both servers; each reads the answers written before it starts.
     await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, (ws) => scriptedCommand(ws, { initialize: NO_SERVER_INFO }), async (side) => {
       await protocolFault(side, INIT_LABEL, () => side.client.initialize());
+      // Each on a fresh server: capabilities that are null, and a protocol version later than any the client speaks.
+      for (const [initialize, step] of [[NULL_CAPABILITIES, NULL_CAPS_LABEL], [LATER_VERSION, LATER_LABEL]] as const) {
+        scriptedCommand(side.ws, { initialize });
+        await protocolFault(side, step, () => side.client.initialize());
+      }
       scriptedCommand(side.ws, { "tools/call": { raw: ["null"] } });
       await expectInitialized(side, mmsg("freshServer"));
       await protocolFault(side, CALL_LABEL, () => side.client.callTool("echo", { value: "x" }));
     });
   }
   toString(): string {
-    return mmsg("thenSemicolon", { first: INIT_LABEL, next: CALL_LABEL });
+    return [INIT_LABEL, NULL_CAPS_LABEL, LATER_LABEL].reduceRight((next, first) => mmsg("thenSemicolon", { first, next }), CALL_LABEL);
   }
 }
 
@@ -92,12 +101,20 @@ export class ScriptedFaults extends SideStep {
 export async function protocolFault(side: { client: { initialized: boolean }; ws: { pids(): number[] } }, what: string, call: () => Promise<unknown>): Promise<void> {
   expectOutcome(await settle(settled(Promise.resolve().then(call)), what), { code: "MCP_PROTOCOL_ERROR" }, "rubric/handshake", what);
   expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
+  await faultStopped(side, what);
+}
+
+// After a protocol fault: the server is stopped (waited for), and then initialized is false.
+export async function faultStopped(side: { client: { initialized: boolean }; ws: { pids(): number[] } }, what: string): Promise<void> {
   await expectNoServer(side.ws, what).catch(() => {
     throw new Violation("rubric/handshake", mmsg("alive", { step: mmsg("faultStopsServer", { what }), pids: side.ws.pids().filter(isAlive).join(", ") }));
   });
+  expectThat(side.client.initialized === false, "rubric/handshake", "initialized", { step: what, actual: side.client.initialized, expected: false });
 }
 
 const INIT_LABEL = noted("initialize()", mmsg("noteNoServerInfo"));
+const NULL_CAPS_LABEL = noted("initialize()", mmsg("noteNullCapabilities"));
+const LATER_LABEL = noted("initialize()", mmsg("noteLaterVersion"));
 const CALL_LABEL = noted(mmsg("initAndCall"), mmsg("noteNullLine"));
 
 // A server whose own child holds its stdout and stderr open dies by the model's SIGKILL (the

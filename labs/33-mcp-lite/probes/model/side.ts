@@ -12,6 +12,7 @@ import { received, SPARE_TIMEOUT_MS, startupWithin, waitFor } from "../../tests/
 import { Step } from "./calls.ts";
 import { sideRunning, takeEscapes, type Escape } from "./escapes.ts";
 import { killServer, settled } from "../support-edges.ts";
+import { spacedPath } from "../support.ts";
 import { expectOutcome } from "./expect.ts";
 import { noted } from "../../tests/messages.ts";
 import { mmsg } from "./messages.ts";
@@ -119,6 +120,33 @@ export class SpawnMissing extends SideStep {
     return 'new McpClient({ executable: "<dir>/no-such-server" }).initialize()';
   }
 }
+
+// The server's program through a path with a space in it, as an agent's configured server may
+// have: the client starts it as given (a client that splits the path at spaces, "npx server"
+// style, starts nothing), and a call reaches it.
+export class SpawnSpaced extends SideStep {
+  override get escapeDimension(): Dimension {
+    return "rubric/process";
+  }
+  async side(): Promise<void> {
+    const spaced = (ws: FixtureWorkspace) => {
+      const command = ws.command({ selfDestructMs: 60_000 });
+      return { ...command, executable: spacedPath(ws.dir, command.executable) };
+    };
+    await this.withSide({ timeoutMs: SPARE_TIMEOUT_MS }, spaced, async (side) => {
+      const init = await initialized(side, "initialize()");
+      const cause = init.status === "rejected" ? String(init.reason?.cause?.code ?? "") : "";
+      if (init.status === "rejected" && init.reason?.code === "MCP_SPAWN_FAILED") throw new Violation("rubric/process", mmsg("spawnGiven", { step: this.toString(), executable: SPACED, cause }));
+      expectThat(init.status === "fulfilled", "rubric/process", "outcome", { step: this.toString(), expected: "resolve", actual: init.status === "rejected" ? init.reason?.code : "" });
+      const echoed = await settle(settled(side.client.callTool("echo", { value: "spaced" })), 'callTool("echo")');
+      expectOutcome(echoed, { value: { content: "spaced" } }, "rubric/process", 'callTool("echo")');
+    });
+  }
+  toString(): string {
+    return `new McpClient({ executable: "${SPACED}" }).initialize()`;
+  }
+}
+const SPACED = "<dir>/server folder/<program>";
 
 // initialize(), then a call answered [1,2,3]: MCP_PROTOCOL_ERROR, and the fault begins stopping the server.
 async function faulted(side: Side): Promise<void> {
