@@ -169,7 +169,9 @@ describe("rubric/process", () => {
     // a live timer of exactly 2 s, close() still waiting and the server alive say the client
     // will force it at 2 s, not sooner; the test then ends the server itself, and close() must
     // resolve. (A timer armed before the SIGTERM has fired by then; no other client in this
-    // process makes a 2 s timer.) A client that shows no such timer is waited out instead.
+    // process makes a 2 s timer.) A client that shows no such timer is waited out instead. (That
+    // the timer's end forces the server is what the 200 ms client above shows, and the model's
+    // DefaultGrace step, which waits the default grace out beside its other steps.)
     await waitFor(() => handled() > 0 || closedDefault, pmsg("lblSigtermHeard")).catch(() => {});
     if (!closedDefault && clientTimerDelays(before).includes(defaultMs) && alivePids(d).length > 0) {
       await killAll(d.pids(), SERVER_TURN_MS);

@@ -145,7 +145,6 @@ const catalog = {
   defaultGraceStep: { zh: "服务器忽略 SIGTERM，客户端的 closeTimeoutMs 用默认值（{ms} ms）：initialize()，然后 close()", en: "a server that ignores SIGTERM, the client's closeTimeoutMs at its default ({ms} ms): initialize(), then close()" },
   defaultGrace: { zh: "{step}：应等满默认的 {ms} ms 宽限再 SIGKILL 服务器，然后 resolve；实际{actual}", en: "{step}: should wait out the default grace of {ms} ms, then SIGKILL the server and resolve; it {actual}" },
   closedAfter: { zh: "在 {ms} ms 后就 resolve 了", en: "resolved after {ms} ms" },
-  graceEndedByModel: { zh: "{step}：客户端设了 {ms} ms 的宽限计时器；模型随后自己结束了服务器，close() 应随即 resolve，实际是 {actual}", en: "{step}: the client set its {ms} ms grace timer; once the model ended the server itself, close() should have resolved; it was {actual}" },
   heldUntilRelease: { zh: "一直在途，直到 callTool(\"release\")", en: "in flight until callTool(\"release\")" },
   noteUnserializable: { zh: "args.self === args：JSON 无法表示它", en: "args.self === args: JSON cannot hold it" },
   closeSide: { zh: "附加客户端的 close()", en: "close() of the side client" },
