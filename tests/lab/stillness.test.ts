@@ -6,11 +6,12 @@
 // a HungError and a missed one as a test timeout.
 
 import "../../labs/33-mcp-lite/probes/spawn-recorder.ts";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFixtureWorkspace, type FixtureOptions, type FixtureWorkspace } from "../../fixtures/index.ts";
 import { HungError, installTimerTracker, settleWithin, stillness } from "../../labs/33-mcp-lite/tests/support.ts";
+import { scriptedCommand } from "../../labs/33-mcp-lite/probes/scripted-server.ts";
 
 installTimerTracker();
 
@@ -27,10 +28,11 @@ interface Server {
   request(id: number, method: string, params?: unknown): Promise<any>;
 }
 
-// A minimal client of the fixture: a line reader on stdout, stderr drained.
-function startServer(options: FixtureOptions = {}): Server {
+// A minimal client of the fixture (or of a probe's scripted server, answering `scripted`): a
+// line reader on stdout, stderr drained.
+function startServer(options: FixtureOptions = {}, scripted?: Record<string, unknown>): Server {
   const ws = createFixtureWorkspace();
-  const command = ws.command({ selfDestructMs: 60_000, ...options });
+  const command = scripted ? scriptedCommand(ws, scripted) : ws.command({ selfDestructMs: 60_000, ...options });
   const child = spawn(command.executable, command.args, { stdio: ["pipe", "pipe", "pipe"] });
   const waiting = new Map<number, (msg: any) => void>();
   let buffered = "";
@@ -116,6 +118,40 @@ describe("stillness", () => {
     });
     const done = new Promise((resolve) => child.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString())));
     expect(await settleWithin(done, "output of a plain child", FOREVER_MS)).toEqual({ status: "fulfilled", value: "done" });
+  });
+
+  // A probe's scripted server writes the fixture's report too (probes/scripted-server.ts).
+  it("calls a wait hung at once when a scripted server has answered everything and will answer nothing more", async () => {
+    const server = startServer({}, { "tools/list": { raw: [] } });
+    await initialized(server);
+    server.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+    const error = await settleWithin(new Promise(() => {}), "a tools/list the scripted server never answers", FOREVER_MS).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HungError);
+    expect(server.ws.log().some((entry) => entry.dir === "in" && entry.msg?.method === "tools/list")).toBe(true);
+  });
+
+  it("is not still while a scripted server has not read what the client wrote, and still once it answered", async () => {
+    const server = startServer({}, {});
+    await initialized(server);
+    // Stopped (SIGSTOP, sent by kill(1): a signal the client sent is one the server must
+    // handle), it cannot read the line below: polled in turns of their own (a timer of the
+    // test's would itself keep the world moving), the world never reads still.
+    spawnSync("kill", ["-STOP", String(server.child.pid)]);
+    const answer = server.request(2, "ping");
+    const polls: Array<string | undefined> = [];
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      polls.push(stillness());
+    }
+    expect(polls.every((poll) => poll === undefined)).toBe(true);
+    spawnSync("kill", ["-CONT", String(server.child.pid)]);
+    expect((await answer).result).toEqual({});
+    let still: string | undefined;
+    for (let i = 0; i < 500 && still === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      still = stillness();
+    }
+    expect(still).toMatch(new RegExp(`^${server.child.pid}:`));
   });
 
   it("tells a still world from a moving one in a snapshot", async () => {

@@ -1,8 +1,8 @@
 // A server whose answers a probe chooses, for shapes the fixture never sends (the line null,
 // an error response whose error is null, an initialize result without serverInfo). It keeps the
 // fixture's records in a fixture workspace (its pid in pids.txt, every line in log.jsonl as
-// {"dir","msg"}), so the probes' harness, hang detector and cleanup treat it like the
-// fixture. It answers every request with the result chosen for its method ({} otherwise;
+// {"dir","msg"}, its stillness report in server-state), so the probes' harness, hang detector
+// and cleanup treat it like the fixture. It answers every request with the result chosen for its method ({} otherwise;
 // "tools/call:NAME" chooses for one tool), or, where the choice is { raw: [lines] }, writes
 // those lines instead ("$ID" in them is the request's id; no lines: no answer); it exits when
 // its stdin ends (or SIGTERM's default), and after 60 s whatever happens.
@@ -15,18 +15,33 @@ import { keepRecord, pooledRecord, registerProgram } from "../../../fixtures/poo
 import { HANG_MS, madeWithCleanup, SPARE_TIMEOUT_MS, timerSnapshot, type Harness } from "../tests/support.ts";
 
 // Plain CommonJS, node built-ins only, written next to its settings in the workspace: a file
-// and no argument beyond its path, so a client that (wrongly) spawns through a shell runs
-// this server as it runs the fixture, and only rubric/process sees the shell.
+// and, like the fixture, paths with no space after it (--state, for the hang detectors), so a
+// client that (wrongly) spawns through a shell runs this server as it runs the fixture, and
+// only rubric/process sees the shell.
 const SCRIPT = `
 const fs = require("node:fs");
-const { pidFile, logFile, answers } = JSON.parse(fs.readFileSync(require("node:path").join(__dirname, "settings.json"), "utf8"));
+const { pidFile, logFile, stateFile, answers } = JSON.parse(fs.readFileSync(require("node:path").join(__dirname, "settings.json"), "utf8"));
 fs.appendFileSync(pidFile, process.pid + "\\n");
 const log = (dir, msg) => fs.appendFileSync(logFile, JSON.stringify({ dir, msg }) + "\\n");
+// The fixture's stillness report (--state): it answers as it reads, so it is busy only between
+// reading a chunk and the report that follows (a stale report shows it busier, never stiller).
+const state = { busy: 0, in: 0, out: 0, err: 0, eof: false, signals: 0 };
+const report = () => {
+  try {
+    fs.writeFileSync(stateFile + ".next", JSON.stringify(state));
+    fs.renameSync(stateFile + ".next", stateFile);
+  } catch {}
+};
+const write = (text) => {
+  state.out += Buffer.byteLength(text + "\\n");
+  process.stdout.write(text + "\\n");
+};
 setTimeout(() => process.exit(99), 60000).unref();
+const decoder = new (require("node:string_decoder").StringDecoder)("utf8");
 let buffered = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (text) => {
-  buffered += text;
+process.stdin.on("data", (chunk) => {
+  state.in += chunk.length;
+  buffered += typeof chunk === "string" ? chunk : decoder.write(chunk);
   for (let at = buffered.indexOf("\\n"); at !== -1; at = buffered.indexOf("\\n")) {
     const line = buffered.slice(0, at);
     buffered = buffered.slice(at + 1);
@@ -41,16 +56,22 @@ process.stdin.on("data", (text) => {
         let parsed = text;
         try { parsed = JSON.parse(text); } catch {}
         log("out", parsed);
-        process.stdout.write(text + "\\n");
+        write(text);
       }
       continue;
     }
     const out = { jsonrpc: "2.0", id: msg.id, result: Object.hasOwn(answers, key) ? answers[key] : {} };
     log("out", out);
-    process.stdout.write(JSON.stringify(out) + "\\n");
+    write(JSON.stringify(out));
   }
+  report();
 });
-process.stdin.on("end", () => process.exit(0));
+process.stdin.on("end", () => {
+  state.eof = true;
+  report();
+  process.exit(0);
+});
+report();
 `;
 
 const SCRIPT_NAME = "scripted-server.cjs";
@@ -81,7 +102,10 @@ registerProgram(
 // starts it. Each server reads the settings as it starts, so calling this again changes what
 // the next server started there answers (the model's side steps use that, with no vitest hooks).
 export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, unknown>): { executable: string; args: string[] } {
-  const settings = JSON.stringify({ pidFile: ws.pidFile, logFile: ws.logFile, answers: { initialize: GOOD_INITIALIZE, ...answers } });
+  // (Its stillness report where the fixture's goes, named on its command line as the fixture's
+  // is, so the hang detectors read it as they read the fixture's.)
+  const stateFile = join(ws.dir, "server-state");
+  const settings = JSON.stringify({ pidFile: ws.pidFile, logFile: ws.logFile, stateFile, answers: { initialize: GOOD_INITIALIZE, ...answers } });
   const file = join(ws.dir, "settings.json");
   // (The pool's copy, which a pooled server reads; dropped with the workspace.)
   keepRecord(file, settings);
@@ -89,8 +113,8 @@ export function scriptedCommand(ws: FixtureWorkspace, answers: Record<string, un
   writeFileSync(file, settings, { mode: 0o640 });
   const script = join(ws.dir, SCRIPT_NAME);
   writeFileSync(script, SCRIPT, { mode: 0o640 });
-  const pooled = relayCommand(script, [], [ws.logFile]);
-  return pooled ?? { executable: process.execPath, args: [script] };
+  const pooled = relayCommand(script, ["--state", stateFile], [ws.logFile]);
+  return pooled ?? { executable: process.execPath, args: [script, "--state", stateFile] };
 }
 
 /** A valid initialize result, for scripts that change something else. */

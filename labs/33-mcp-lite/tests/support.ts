@@ -117,7 +117,9 @@ const poll = () =>
 // evidence tests is for an answer the fixture already sent or a deadline the client set.
 // `stillness: false` for a wait that only the clock may end: the host's report that nothing
 // could settle the promise is not taken (a wait whose verdict must not rest on the host's word).
-export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS, { stillness = true } = {}): Promise<Settled<T>> {
+// `until`: a wait whose outcome no longer matters (the model's side steps once its run has
+// already failed) ends as hung as soon as it says so.
+export async function settleWithin<T>(promise: Promise<T>, label: string, ms = HANG_MS, { stillness = true, until }: { stillness?: boolean; until?: () => boolean } = {}): Promise<Settled<T>> {
   let outcome: Settled<T> | undefined;
   const settled = promise.then(
     (value) => (outcome = { status: "fulfilled", value }),
@@ -131,6 +133,7 @@ export async function settleWithin<T>(promise: Promise<T>, label: string, ms = H
       await poll();
       if (outcome === undefined && clock.advance() > ms) throw new HungError(label, ms, waitedAt);
       if (outcome === undefined && stillness && still.observe()) throw new HungError(label, ms, waitedAt, true);
+      if (outcome === undefined && until?.()) throw new HungError(label, ms, waitedAt, true);
     }
   })();
   await Promise.race([settled, hung]);

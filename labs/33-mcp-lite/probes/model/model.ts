@@ -3,6 +3,7 @@
 // the real client beside it (through the §1 API only) with the fixture's records. Every
 // finding is a Violation charged to the rubric dimension whose sentence it breaks.
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import { closeSync, constants, openSync, writeFileSync } from "node:fs";
 import { delimiter } from "node:path";
 import { isAlive, type FixtureWorkspace, type LogEntry } from "../../../../fixtures/index.ts";
@@ -121,13 +122,30 @@ export class Real {
 export const hangs = { count: 0 };
 
 // Waits (with the hang detector) for an outcome made by settled(); a hang is an outcome too.
+// Set while a run that already failed waits for its side steps to end: their outcomes are no
+// longer used (the run's finding, or its escapes, were taken before), so their waits end at
+// once and they go on to close their clients and clean up. Never set while a side step runs
+// alone (attribution) or while a run is still deciding.
+let sidesCut = false;
+export function cutSideWaits(on: boolean): void {
+  sidesCut = on;
+}
+
+/**
+ * Set in a side step's own code (SideStep). Its hangs are not charged to the shrink budget:
+ * a side step runs beside the run's steps, so whether its hang came before or after the run
+ * failed (and its waits were cut) depends on timing, and the budget must not.
+ */
+export const inSideStep = new AsyncLocalStorage<true>();
+
 export async function settle(outcome: Promise<Settled<unknown>>, label: string, ms?: number, options?: { stillness?: boolean }): Promise<Settled<unknown>> {
   try {
-    const waited = await settleWithin(outcome, label, ms, options);
+    const side = inSideStep.getStore() === true;
+    const waited = await settleWithin(outcome, label, ms, { ...options, until: () => side && sidesCut });
     if (waited.status === "fulfilled") return waited.value;
     return { status: "rejected", reason: waited.reason };
   } catch (error) {
-    hangs.count += 1;
+    if (inSideStep.getStore() !== true) hangs.count += 1;
     return { status: "rejected", reason: { code: `(${(error as Error).message})` } };
   }
 }

@@ -18,7 +18,7 @@ import { mmsg } from "./messages.ts";
 import { FaultStopJoined, FaultThenClose, HandshakeClosed, HandshakeTimeout, ProtocolFault, SideStep, SpawnMissing, SpawnSpaced } from "./side.ts";
 import { ScriptedAnswers } from "./side-answers.ts";
 import { CallDeadlines, DefaultGrace } from "./side-deadlines.ts";
-import { checkInvariants, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
+import { checkInvariants, cutSideWaits, GIVEN_ENV, hangs, Model, ODD_ARGS, Real, Violation, type Dimension, type RunConfig } from "./model.ts";
 import { formatReport, type Finding } from "./report.ts";
 import { ExitPipesHeld, PoliteClose, ScriptedFaults, WriteAfterStdinClosed } from "./side-close.ts";
 
@@ -85,7 +85,7 @@ export interface ModelRunOptions {
   seed: number;
   numRuns: number;
   maxCommands: number;
-  /** Executions allowed for shrinking once a run failed (a hang counts as four). */
+  /** Executions allowed for shrinking once a run failed (a hang of the run's own client counts as four; a side step's does not: see inSideStep). */
   shrinkBudget: number;
 }
 
@@ -122,7 +122,11 @@ async function runOnce(config: RunConfig, sequence: Step[]): Promise<Finding | u
     if (escapes.length === 0) finding = { dimension: violation.dimension, needs: violation.needs, message: violation.message, steps, config: side ? undefined : config, log: violation.log ?? ws.log() };
   } finally {
     const closed = real ? await settleWithin(Promise.resolve().then(() => real!.client.close()), "close() after the run").catch(() => undefined) : undefined;
-    await Promise.all(sides);
+    // A run that failed no longer needs its side steps' verdicts: their waits end at once. (The
+    // sides all started with the run, so one under way when a later error escaped was under way
+    // at the first too: the escapes taken so far already name every suspect.)
+    if (finding || escapes.length > 0) cutSideWaits(true);
+    await Promise.all(sides).finally(() => cutSideWaits(false));
     // Whatever escaped before the last close() answered has arrived (the host keeps one order).
     if (!finding) escapes.push(...takeEscapes());
     if (escapes.length > 0) log = ws.log();

@@ -16,7 +16,7 @@ import { spacedPath } from "../support.ts";
 import { expectOutcome } from "./expect.ts";
 import { noted } from "../../tests/messages.ts";
 import { mmsg } from "./messages.ts";
-import { expectNoServer, expectThat, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
+import { expectNoServer, expectThat, inSideStep, settle, Violation, type Dimension, type Model, type Real } from "./model.ts";
 
 type Side = { client: InstanceType<typeof McpClient>; ws: FixtureWorkspace };
 
@@ -50,7 +50,7 @@ export abstract class SideStep extends Step {
   /** Starts the step's own client and fixture now; run() then waits for what it found. */
   start(): Promise<unknown> {
     sideRunning(this, true);
-    this.started = this.side().then(() => undefined, (error: unknown) => ({ error }));
+    this.started = inSideStep.run(true, () => this.side()).then(() => undefined, (error: unknown) => ({ error }));
     void this.started.then(() => sideRunning(this, false));
     return this.started;
   }
@@ -62,7 +62,7 @@ export abstract class SideStep extends Step {
   /** Runs the step once more with nothing beside it: the errors that escaped meanwhile, and its trace. */
   async alone(): Promise<{ escapes: Escape[]; log: LogEntry[] }> {
     this.lastLog = [];
-    await this.side().catch(() => undefined);
+    await inSideStep.run(true, () => this.side()).catch(() => undefined);
     return { escapes: takeEscapes(), log: this.lastLog };
   }
   abstract side(): Promise<void>;
