@@ -41,7 +41,7 @@ const decoder = new (require("node:string_decoder").StringDecoder)("utf8");
 let buffered = "";
 process.stdin.on("data", (chunk) => {
   state.in += chunk.length;
-  buffered += typeof chunk === "string" ? chunk : decoder.write(chunk);
+  buffered += decoder.write(chunk);
   for (let at = buffered.indexOf("\\n"); at !== -1; at = buffered.indexOf("\\n")) {
     const line = buffered.slice(0, at);
     buffered = buffered.slice(at + 1);

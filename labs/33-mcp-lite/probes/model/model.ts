@@ -139,13 +139,13 @@ export function cutSideWaits(on: boolean): void {
 export const inSideStep = new AsyncLocalStorage<true>();
 
 export async function settle(outcome: Promise<Settled<unknown>>, label: string, ms?: number, options?: { stillness?: boolean }): Promise<Settled<unknown>> {
+  const side = inSideStep.getStore() === true;
   try {
-    const side = inSideStep.getStore() === true;
     const waited = await settleWithin(outcome, label, ms, { ...options, until: () => side && sidesCut });
     if (waited.status === "fulfilled") return waited.value;
     return { status: "rejected", reason: waited.reason };
   } catch (error) {
-    if (inSideStep.getStore() !== true) hangs.count += 1;
+    if (!side) hangs.count += 1;
     return { status: "rejected", reason: { code: `(${(error as Error).message})` } };
   }
 }
