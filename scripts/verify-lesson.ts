@@ -335,7 +335,9 @@ async function main(): Promise<number> {
   }
   if (positional.length !== 1 || (maintainer && submission)) {
     console.error("usage: npm run verify:lesson -- <lesson number, e.g. 33> [--lang zh|en] [--submission DIR] [--json FILE]");
-    console.error("       npm run verify:maintainer -- <lesson number> [--lang zh|en] [--json FILE]");
+    // (The learner's edition has no maintainers' check: its usage names only what it has.)
+    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
+    if ("verify:maintainer" in scripts) console.error("       npm run verify:maintainer -- <lesson number> [--lang zh|en] [--json FILE]");
     return 2;
   }
   const where = locate(positional[0]!);
