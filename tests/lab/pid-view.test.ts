@@ -4,7 +4,9 @@
 // namespace has maps to one no process has; a process outside the namespace is not the host's.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GONE_PID, PidView } from "../../labs/33-mcp-lite/host/pid-view.ts";
 
@@ -45,6 +47,34 @@ describe.skipIf(!usable)("a client host's pids seen from its worker", () => {
     expect(view.toWorker(99)).toBe(GONE_PID);
     expect(view.owns(child)).toBe(true);
     expect(view.owns(process.pid)).toBe(false);
+  });
+
+  it("finds a process started after its pid was asked for and found by no process", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pid-view-"));
+    const fifo = join(dir, "go");
+    spawnSync("mkfifo", [fifo]);
+    try {
+      // The host starts its second child (inner pid 4) only once the test writes to the FIFO.
+      const unshare = spawn("/usr/bin/unshare", [...flags, "/bin/sh", "-c", `/bin/sh -c 'sleep 3143 & read line < ${fifo}; sleep 3144 & wait' & wait`], { stdio: "ignore" });
+      stop = () => unshare.kill("SIGKILL");
+      const init = await childOf(unshare.pid!);
+      stop = () => process.kill(init, "SIGKILL");
+      const host = await childOf(init);
+      await childOf(host);
+      const view = new PidView(host, 2, init);
+      expect(view.toWorker(4)).toBe(GONE_PID);
+      expect(view.toWorker(4)).toBe(GONE_PID); // (asked again: the same answer)
+      writeFileSync(fifo, "go\n");
+      let second: number | undefined;
+      while (second === undefined) {
+        const pids = readFileSync(`/proc/${host}/task/${host}/children`, "utf8").trim().split(/\s+/).map(Number);
+        second = pids.find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("3144"));
+        if (second === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(view.toWorker(4)).toBe(second);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("leaves pids as they are for a host without a namespace of its own", () => {
