@@ -15,7 +15,7 @@ export interface ProcInfo {
 
 // Reads one process's stat line; undefined when it is gone or unreadable.
 export function procInfo(pid: number): ProcInfo | undefined {
-  const stat = readStat(pid);
+  const stat = readStat(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   // "pid (comm) state ppid pgrp session ..." — comm may contain spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -28,42 +28,54 @@ export function procInfo(pid: number): ProcInfo | undefined {
   };
 }
 
-// A stat line from a descriptor kept open per pid: read again from offset 0, a /proc file is
-// made afresh, for about half the cost of opening it (a grade's workers list the process
-// table before and after every test). A kept descriptor stays with the process it was opened
-// for: once that one is gone its reads fail (ESRCH) and the path is opened again, which finds
-// whichever process has the pid now, as a fresh open always did. At most MAX_KEPT_STATS
-// (close-on-exec, the oldest closed first).
-const MAX_KEPT_STATS = 160;
-const keptStats = new Map<number, number>();
-const STAT = Buffer.alloc(4096);
-function readStat(pid: number): string | undefined {
-  const held = keptStats.get(pid);
-  if (held !== undefined) {
+/** Bytes a kept-descriptor reader reads of a file (its first 4 KiB). */
+export const PROC_READ_BYTES = 4096;
+
+/**
+ * A reader of small /proc files (their first 4 KiB, latin1; undefined where one cannot be
+ * read) that keeps each file's descriptor open between reads, at most `max` of them (the
+ * oldest closed first; 0 keeps none). A /proc file read again from offset 0 is made afresh, at
+ * a fifth to a half of the cost of opening it (a grade's test workers list the process table
+ * around every test, and their hang clocks read the path's schedstat files every 10 ms). A
+ * kept descriptor stays with the process it was opened for: once that process is gone its
+ * reads fail (ESRCH) and the path is opened again, which finds whichever process has the pid
+ * now, as a fresh open always did. Only paths under /proc/ are kept; descriptors are opened
+ * close-on-exec, so no process this one starts holds them.
+ */
+export function keptProcReader(max: number): (file: string) => string | undefined {
+  const kept = new Map<string, number>();
+  const buffer = Buffer.alloc(PROC_READ_BYTES);
+  const readAt = (fd: number) => buffer.toString("latin1", 0, readSync(fd, buffer, 0, buffer.length, 0));
+  return (file) => {
+    const held = kept.get(file);
+    if (held !== undefined) {
+      try {
+        return readAt(held);
+      } catch {
+        kept.delete(file);
+        closeQuietly(held);
+      }
+    }
+    let fd: number | undefined;
     try {
-      return STAT.toString("utf8", 0, readSync(held, STAT, 0, STAT.length, 0));
+      fd = openSync(file, "r");
+      const text = readAt(fd);
+      if (max > 0 && file.startsWith("/proc/")) {
+        if (kept.size >= max) {
+          const [oldest, oldFd] = kept.entries().next().value as [string, number];
+          kept.delete(oldest);
+          closeQuietly(oldFd);
+        }
+        kept.set(file, fd);
+        fd = undefined;
+      }
+      return text;
     } catch {
-      keptStats.delete(pid);
-      closeQuietly(held);
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeQuietly(fd);
     }
-  }
-  let fd: number | undefined;
-  try {
-    fd = openSync(`/proc/${pid}/stat`, "r");
-    const text = STAT.toString("utf8", 0, readSync(fd, STAT, 0, STAT.length, 0));
-    if (keptStats.size >= MAX_KEPT_STATS) {
-      const [oldest, oldFd] = keptStats.entries().next().value as [number, number];
-      keptStats.delete(oldest);
-      closeQuietly(oldFd);
-    }
-    keptStats.set(pid, fd);
-    fd = undefined;
-    return text;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeQuietly(fd);
-  }
+  };
 }
 function closeQuietly(fd: number): void {
   try {
@@ -72,6 +84,7 @@ function closeQuietly(fd: number): void {
     // already closed
   }
 }
+const readStat = keptProcReader(160);
 
 // The pid of every process visible in /proc (none where there is no /proc).
 export function procPids(): number[] {

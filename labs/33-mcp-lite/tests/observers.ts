@@ -8,7 +8,8 @@
 
 import { createHook } from "node:async_hooks";
 import { getEventListeners as eventListeners } from "node:events";
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { keptProcReader, PROC_READ_BYTES } from "../../../grader/procs.ts";
 import { liveProcesses, type StartedProcess } from "../probes/spawn-recorder.ts";
 import type { FixtureState } from "../../../fixtures/index.ts";
 
@@ -309,60 +310,18 @@ export function childrenOf(pid: number): number[] {
   const text = readSmall(`/proc/${pid}/task/${pid}/children`) ?? "";
   const children = text.split(" ").map(Number).filter((child) => Number.isSafeInteger(child) && child > 0);
   // (A list cut short at the buffer's end may end in part of a pid.)
-  if (text.length === SMALL.length) children.pop();
+  if (text.length === PROC_READ_BYTES) children.pop();
   return children;
 }
 
 // The hang clock reads these every 10 ms: one read into one buffer, not readFileSync's
-// size probe and growing reads for a /proc file that says it has none.
-const SMALL = Buffer.alloc(4096);
-// And in a test worker, from a descriptor kept open: a /proc file read again from offset 0
-// is made afresh, at a fifth of the cost of opening it each time (a grade's workers read
-// tens of thousands). A descriptor stays with the process it was opened for: once that
-// process is gone its reads fail (ESRCH), and the path is opened again, which finds
-// whichever process has the pid now, as a fresh open always did. Not in a client's host,
-// where the submission could close or replace a kept descriptor. (Opened close-on-exec, so
-// no process this one starts holds them; at most MAX_KEPT, the oldest closed first.)
-const KEEP_OPEN = process.env.LAB_IN_HOST !== "1";
-const MAX_KEPT = 160;
-const kept = new Map<string, number>();
+// size probe and growing reads for a /proc file that says it has none; and in a test worker
+// through descriptors kept open (grader/procs.ts). Not in a client's host, where the
+// submission could close or replace a kept descriptor.
+const readKept = keptProcReader(process.env.LAB_IN_HOST === "1" ? 0 : 160);
 /** A small /proc file's first 4 KiB (latin1), undefined where it cannot be read. */
 export function readSmall(file: string): string | undefined {
-  const held = kept.get(file);
-  if (held !== undefined) {
-    try {
-      return SMALL.toString("latin1", 0, readSync(held, SMALL, 0, SMALL.length, 0));
-    } catch {
-      kept.delete(file);
-      closeQuietly(held);
-    }
-  }
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, "r");
-    const text = SMALL.toString("latin1", 0, readSync(fd, SMALL, 0, SMALL.length, 0));
-    if (KEEP_OPEN && file.startsWith("/proc/")) {
-      if (kept.size >= MAX_KEPT) {
-        const [oldest, oldFd] = kept.entries().next().value as [string, number];
-        kept.delete(oldest);
-        closeQuietly(oldFd);
-      }
-      kept.set(file, fd);
-      fd = undefined;
-    }
-    return text;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeQuietly(fd);
-  }
-}
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
+  return readKept(file);
 }
 
 // The kernel's view of a live process: asleep (waiting for input), with no signal pending.
