@@ -57,15 +57,9 @@ export class PidView {
     const last = this.lastPids;
     if (last && pids.every((pid) => last.has(pid))) return;
     const children = new Map<number, ProcInfo[]>();
-    const listed = new Set<number>();
     let parentUnknown = false;
-    const infos: ProcInfo[] = [];
-    for (const pid of pids) {
-      const info = procInfo(pid);
-      if (!info) continue;
-      infos.push(info);
-      listed.add(pid);
-    }
+    const infos = pids.map((pid) => procInfo(pid)).filter((info): info is ProcInfo => info !== undefined);
+    const listed = new Set(infos.map((info) => info.pid));
     for (const info of infos) {
       if (info.ppid !== 0 && !listed.has(info.ppid)) parentUnknown = true;
       const list = children.get(info.ppid) ?? [];
