@@ -58,13 +58,10 @@ export class HangClock {
   private delays: Map<number, number> | undefined;
   /** Where the time went, kept only when LAB_HANG_TRACE is set (a diagnostic for `npm run corpus:stress`). */
   readonly trace = TRACING ? { start: 0, polls: 0, biggest: 0, takenOff: 0, first: new Map<number, number>(), ownWait: runDelayMs() ?? 0 } : undefined;
-  /** The path's reading the clock started from (never changed: each reading is a new map). */
-  readonly startDelays: Map<number, number> | undefined;
   /** `delays`: the path's reading at this moment, where the caller already took one. */
   constructor(private readonly sources: ClockSources = KERNEL, delays = sources.pathDelays()) {
     this.last = sources.now();
     this.delays = delays;
-    this.startDelays = delays;
     if (this.trace) this.trace.start = this.last;
   }
   private remember(delays: Map<number, number> | undefined): void {
@@ -164,9 +161,11 @@ export async function startupWithin<T>(h: { pids(): number[]; log(): LogEntry[] 
   const pidsBefore = h.pids().length;
   const startedBefore = pooled ? 0 : startedCount();
   const answersBefore = initializeAnswers(h.log());
-  // (Both clocks start from one reading of the path: each costs a few /proc reads.)
-  const client = new HangClock();
-  const server = new HangClock(KERNEL, client.startDelays);
+  // (Both clocks start from one reading of the path: each costs a few /proc reads. A clock
+  // never changes the map it is given: each later reading is a new one.)
+  const startDelays = KERNEL.pathDelays();
+  const client = new HangClock(KERNEL, startDelays);
+  const server = new HangClock(KERNEL, startDelays);
   const still = new StillWatch();
   const waitedAt = new Error();
   // The count of started processes never falls: once it has grown it need not be asked again
