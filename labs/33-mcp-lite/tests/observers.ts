@@ -112,6 +112,9 @@ const RAW_FRAMES = process.env.LAB_CLIENT_HOST === "1" && process.env.LAB_IN_HOS
 const HARNESS_BUNDLE = /\.lab-host[\\/]harness\.mjs/;
 const OWN_FRAME = /(?:support|observers)\.ts|\.lab-host[\\/]harness\.mjs/;
 
+/** How deep a resource's stack is read for its maker, at most. */
+const FULL_STACK = 40;
+
 // The first stack frame outside the harness and node's internals: who made the resource.
 function creator(): string {
   if (RAW_FRAMES) return rawCreator();
@@ -119,7 +122,7 @@ function creator(): string {
   const limit = Error.stackTraceLimit;
   const formatter = Error.prepareStackTrace;
   try {
-    Error.stackTraceLimit = 40;
+    Error.stackTraceLimit = FULL_STACK;
     if (RAW_FRAMES) (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
     const stack = String(new Error().stack ?? "");
     const frames = stack.split("\n").slice(1);
@@ -146,7 +149,7 @@ function creator(): string {
 // first few for nineteen resources in twenty), forty deep only when those held no maker.
 const SHORT_STACK = 12;
 function rawCreator(): string {
-  return rawCreatorOf(SHORT_STACK) ?? rawCreatorOf(40) ?? "unknown";
+  return rawCreatorOf(SHORT_STACK) ?? rawCreatorOf(FULL_STACK) ?? "unknown";
 }
 // The maker among the first `depth` frames; undefined when they hold none and there may be more.
 function rawCreatorOf(depth: number): string | undefined {
@@ -169,7 +172,7 @@ function rawCreatorOf(depth: number): string | undefined {
       }
       return `at ${String(site)}`;
     }
-    if (sites.length >= depth && depth < 40) return undefined;
+    if (sites.length >= depth && depth < FULL_STACK) return undefined;
     return harness ? `at ${String(harness)}` : "unknown";
   } catch {
     return "unknown";
