@@ -19,6 +19,7 @@ export const USAGE = `usage: npm run grade -- [--lab ${DEFAULT_LAB}] [--submissi
        [--format text|json|markdown|gradescope|exercism|junit|prairielearn] [--out FILE] [--seed N] [--lang zh|en]
        [--batch DIR [--workers N] [--gradebook PREFIX] [--student-pattern REGEX]] [--deadline-ms N] [--hang-ms N] [--test-workers N] [--keep]
        [--sandbox required|auto|off]   OS sandbox for the submission (default auto)
+       [--memory-mb N]   memory limit of each grade as a whole, where a control group can be made (default 3072; 0: none)
        [--from RESULT.json]   re-render a saved --json result in another --format`;
 
 /** Where the CLI writes; tests pass their own. */
@@ -68,6 +69,7 @@ const OPTIONS = {
   "deadline-ms": { type: "string" },
   "hang-ms": { type: "string" },
   "test-workers": { type: "string" },
+  "memory-mb": { type: "string" },
   keep: { type: "boolean", default: false },
   sandbox: { type: "string", default: "auto" },
   from: { type: "string" },
@@ -117,6 +119,7 @@ function checkFlags(values: Flags) {
     deadlineMs: values["deadline-ms"] === undefined ? undefined : integer("--deadline-ms", values["deadline-ms"], 1),
     hangMs: values["hang-ms"] === undefined ? undefined : integer("--hang-ms", values["hang-ms"], 1),
     testWorkers: values["test-workers"] === undefined ? undefined : integer("--test-workers", values["test-workers"], 1),
+    memoryMb: values["memory-mb"] === undefined ? undefined : integer("--memory-mb", values["memory-mb"], 0),
     keep: values.keep,
     sandbox,
   };

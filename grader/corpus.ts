@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join, resolve } from "node:path";
 import type { CheckStatus } from "./manifest.ts";
 import type { GradeResult } from "./result-types.ts";
+import { makeGradeGroup } from "./sandbox/cgroup.ts";
 
 export interface Mutation {
   file: string;
@@ -40,6 +41,11 @@ export interface CorpusExpectation {
   statusSandboxOff?: CheckStatus;
   /** Overall deadline for this entry's grade, in ms (entries that can only end at the deadline). */
   deadlineMs?: number;
+  /** Memory limit of this entry's grade as a whole, in MiB (GradeOptions.memoryMb). */
+  memoryMb?: number;
+  /** Graded only where the grader can make the grade a control group with a memory limit
+   *  (sandbox/cgroup.ts): without one, the entry would take the machine's memory. */
+  needsMemoryGroup?: boolean;
   /**
    * Every graded check not named in mustFail must pass (a single defect is charged to its
    * own dimensions only); a check may fail only where each failed test says which other TODO
@@ -53,6 +59,14 @@ export interface CorpusExpectation {
   messageExcludes?: string[];
   /** Text a check's message must contain, by check id. */
   checkMessageIncludes?: Record<string, string>;
+}
+
+/** Whether this machine gives a grade a control group with a memory limit (corpus entries that need one). */
+export function memoryGroupAvailable(): boolean {
+  const made = makeGradeGroup(64);
+  if (!("group" in made)) return false;
+  void made.group.remove();
+  return true;
 }
 
 export interface CorpusEntry {

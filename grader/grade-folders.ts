@@ -15,6 +15,7 @@ import { t } from "./i18n.ts";
 import { DEFAULT_LAB, type LabManifest, type Lang } from "./manifest.ts";
 import { todoMarkers } from "./report/progress.ts";
 import { NOKEYS, reachableByOthers, sandboxSupport, type SandboxKind, type SandboxMode } from "./sandbox/index.ts";
+import type { GradeGroup } from "./sandbox/cgroup.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -45,6 +46,8 @@ export interface GradeOptions {
   homework?: boolean;
   /** OS sandbox: required, auto (default: use it where the machine allows, say so once where not) or off. */
   sandbox?: SandboxMode;
+  /** Memory limit of the whole grade in MiB, through a control group of its own where the machine allows one (default sandbox/cgroup.ts DEFAULT_GRADE_MEMORY_MB; 0: none). */
+  memoryMb?: number;
   /** Told the grade's private folders and process token before the run (tests check nothing outlives them). */
   onRun?: (info: { token: string; gradeDir: string; privateDir: string }) => void;
 }
@@ -88,6 +91,8 @@ export interface GradeFolders {
   todoMarkers?: Set<string>;
   /** The test run's environment (nothing else of the grader's reaches it). */
   runEnv: Record<string, string>;
+  /** The grade's control group (sandbox/cgroup.ts): every payload joins it; none where the machine allows none. */
+  group?: GradeGroup;
 }
 
 /** A prepared grade, or why it cannot go on; `privateDir`, when made, is the caller's to remove. */

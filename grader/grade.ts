@@ -21,6 +21,7 @@ import { buildHostBundle, plannedHostBundle, type HostBundle } from "./host-bund
 import { readyMirror } from "./harness-mirror.mjs";
 import { removeTree } from "./safe-fs.mjs";
 import type { SandboxKind, SandboxMode } from "./sandbox/index.ts";
+import { DEFAULT_GRADE_MEMORY_MB, makeGradeGroup, type GradeGroup } from "./sandbox/cgroup.ts";
 
 export { chooseSandbox, DEFAULT_DEADLINE_MS, DEFAULT_HANG_MS, hiddenPaths, loadManifest, randomSeed, ROOT, TOKEN_ENV, type GradeOptions } from "./grade-folders.ts";
 
@@ -37,32 +38,57 @@ export async function grade(options: GradeOptions = {}): Promise<GradeResult> {
 async function attempt(options: GradeOptions, started: number, sandboxFailed?: string): Promise<{ result: GradeResult; setupError?: string }> {
   const prepared = await prepareGrade(options, started, sandboxFailed);
   const { plan } = prepared;
+  // Every process of the grade in a control group of its own, bounded as a whole (sandbox/cgroup.ts).
+  const group = "refused" in prepared ? undefined : gradeGroup(options.memoryMb ?? DEFAULT_GRADE_MEMORY_MB);
   try {
     if ("refused" in prepared) return { result: notGraded(plan, prepared.refused) };
-    const { folders } = prepared;
-    // The client host's files (the harness and the bundled submission), built while vitest
-    // starts: the import check loads the same bundle, and no host starts before the gate opens.
-    const hostBundle = buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
-    const preflight = startPreflight(plan, folders, hostBundle);
-    // The test side's harness precompiled (harness-mirror.mjs), where the lab hosts its client;
-    // not with LAB_GRADER_TYPESCRIPT=1 (every stack then names the TypeScript files themselves).
-    const mirror = plannedHostBundle(plan.labDir, folders.copy) && process.env.LAB_GRADER_TYPESCRIPT !== "1" ? await readyMirror(plan.manifest.id) : undefined;
-    const run = await runVitest(runOptions(plan, folders, preflight, hostBundle, mirror));
-    await hostBundle;
-    plan.phases.testsEndMs = Date.now() - started;
-    const records = await collectRunRecords(plan, folders, run, await preflight.done);
-    if ("refusal" in records) return { result: notGraded(plan, records.refusal), ...(records.setupError ? { setupError: records.setupError } : {}) };
-    const built = buildChecks(records.input);
-    return { result: gradeResult({ ...plan, ...built, todoMarkers: folders.todoMarkers }) };
+    const outcome = await stages(plan, { ...prepared.folders, ...(group ? { group } : {}) });
+    // The kernel ended a process of the grade for memory: whatever the checks say, the grade
+    // did not run as the tests meant it to, and the learner is told which limit it met.
+    const kills = group?.oomKills() ?? 0;
+    if (kills > 0) return { result: notGraded(plan, t("memoryLimit", plan.lang, { mb: Math.round(group!.memoryBytes / 1024 / 1024), kills })) };
+    return outcome;
   } catch (error) {
     // A grader fault, never the submission's doing: still a result, never a throw out of a batch.
     return { result: notGraded(plan, t("graderFailed", plan.lang, { why: String((error as Error)?.stack ?? error).split("\n").slice(0, 2).join(" ") })) };
   } finally {
+    const left = await group?.remove();
+    if (left) process.stderr.write(`grade: could not remove the grade's control group ${left}\n`);
     if (prepared.privateDir && !options.keep) {
       const left = removeTree(prepared.privateDir);
       if (left) process.stderr.write(`grade: could not remove ${prepared.privateDir}: ${left}\n`);
     }
   }
+}
+
+// The stages that run something: checks before running and the tests, what they left, the checks.
+async function stages(plan: GradePlan, folders: GradeFolders): Promise<{ result: GradeResult; setupError?: string }> {
+  // The client host's files (the harness and the bundled submission), built while vitest
+  // starts: the import check loads the same bundle, and no host starts before the gate opens.
+  const hostBundle = buildHostBundle(plan.labDir, folders.copy, plan.manifest.entry);
+  const preflight = startPreflight(plan, folders, hostBundle);
+  // The test side's harness precompiled (harness-mirror.mjs), where the lab hosts its client;
+  // not with LAB_GRADER_TYPESCRIPT=1 (every stack then names the TypeScript files themselves).
+  const mirror = plannedHostBundle(plan.labDir, folders.copy) && process.env.LAB_GRADER_TYPESCRIPT !== "1" ? await readyMirror(plan.manifest.id) : undefined;
+  const run = await runVitest(runOptions(plan, folders, preflight, hostBundle, mirror));
+  await hostBundle;
+  plan.phases.testsEndMs = Date.now() - plan.started;
+  const records = await collectRunRecords(plan, folders, run, await preflight.done);
+  if ("refusal" in records) return { result: notGraded(plan, records.refusal), ...(records.setupError ? { setupError: records.setupError } : {}) };
+  const built = buildChecks(records.input);
+  return { result: gradeResult({ ...plan, ...built, todoMarkers: folders.todoMarkers }) };
+}
+
+// The grade's control group, or none (said once on stderr where the grader runs as root, the
+// one place a group is expected: an instructor's or a CI machine).
+let saidNoGroup = false;
+function gradeGroup(memoryMb: number): GradeGroup | undefined {
+  if (memoryMb === 0) return undefined;
+  const made = makeGradeGroup(memoryMb);
+  if ("group" in made) return made.group;
+  if (!saidNoGroup && process.getuid?.() === 0) process.stderr.write(`grade: no memory limit for the grade as a whole (${made.why}); each process keeps its own\n`);
+  saidNoGroup = true;
+  return undefined;
 }
 
 function notGraded(plan: GradePlan, message: string): GradeResult {
@@ -82,7 +108,8 @@ function runOptions(plan: GradePlan, folders: GradeFolders, preflight: Preflight
     configFile: join(ROOT, "grader", "vitest.grade.config.ts"),
     reporters: [join(ROOT, "grader", "child", "progress-reporter.ts")],
     deadlineMs: plan.deadlineMs,
-    signal: preflight.stop,
+    // Stopped by a failed check, or at once when the kernel ended a process of the grade for memory.
+    signal: folders.group ? AbortSignal.any([preflight.stop, folders.group.overLimit]) : preflight.stop,
     gate,
     sandbox: folders.sandbox,
     hide: plan.hide,
@@ -90,6 +117,7 @@ function runOptions(plan: GradePlan, folders: GradeFolders, preflight: Preflight
     scratch: folders.scratch,
     scratchFolders: SCRATCH_FOLDERS,
     records: RUN_RECORDS,
+    ...(folders.group ? { group: folders.group } : {}),
     env: { ...folders.runEnv, ...(hostBundle ? { LAB_HOST_HARNESS: hostBundle.harness, LAB_HOST_SUBMISSION: hostBundle.submission } : {}), ...(mirror ? { LAB_HARNESS_MIRROR: mirror } : {}) },
   };
 }

@@ -14,6 +14,7 @@ import type { Lang, LabManifest } from "./manifest.ts";
 import { bound } from "./bounded-run.ts";
 import { recordLines, violationMessage, type Violation } from "./run-records.ts";
 import { startPayload, type Payload, type SandboxKind } from "./sandbox/index.ts";
+import type { GradeGroup } from "./sandbox/cgroup.ts";
 import { readRecordFile } from "./safe-fs.mjs";
 
 /** How long the import smoke test may take before it counts as hung, in ms. */
@@ -45,8 +46,8 @@ export function startPreflight(plan: GradePlan, folders: GradeFolders, bundle: P
       phases[name] = Date.now() - started;
       return value;
     });
-  const { copy, gradeDir, sandbox, confine } = folders;
-  const context: SmokeContext = { root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine };
+  const { copy, gradeDir, sandbox, confine, group } = folders;
+  const context: SmokeContext = { root: ROOT, copy, manifest, lang, sandbox, hide: plan.hide, gradeDir, scratch: folders.smokeScratch, confine, ...(group ? { group } : {}) };
   const smoke = timed("importCheckEndMs", gradeSmoke(context, bundle, () => makeScratch(join(gradeDir, "import-tsx"))));
   const types = timed("typecheckEndMs", typecheck({ ...context, scratch: makeScratch(join(gradeDir, "typecheck")) }));
   const stopRun = new AbortController();
@@ -109,6 +110,7 @@ export async function typecheck(context: SmokeContext): Promise<Preflight> {
     scratch: context.scratch,
     cpuSeconds: Math.ceil(TYPECHECK_DEADLINE_MS / 1000) + 5,
     childWorkers: false,
+    group: context.group,
   });
   payload.stdin.end();
   // The head of what it prints (the first error), not the tail bound() keeps.
@@ -154,6 +156,8 @@ export interface SmokeContext {
   confine: string;
   /** The submission's host bundle, imported in place of the entry (see gradeSmoke). */
   bundle?: string;
+  /** The grade's control group (sandbox/cgroup.ts), where it has one. */
+  group?: GradeGroup;
 }
 
 export interface SmokeOutcome {
@@ -209,6 +213,7 @@ export async function importSmoke(context: SmokeContext): Promise<SmokeOutcome> 
     records: ["violations.jsonl"],
     // The submission is loaded in the payload itself: none of its children is a vitest worker.
     childWorkers: false,
+    group: context.group,
   });
   payload.stdin.end();
   const out = await boundedPayload(payload, IMPORT_DEADLINE_MS);

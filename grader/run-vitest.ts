@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { bound, type BoundedOutcome } from "./bounded-run.ts";
 import { newKey, readChannel } from "./sandbox/channel.ts";
 import { startPayload, type NsReport, type Payload, type SandboxKind } from "./sandbox/index.ts";
+import type { GradeGroup } from "./sandbox/cgroup.ts";
 import { descendants, isLive, procInfo, type ProcInfo } from "./procs.ts";
 
 /** Output kept from the child's stdout+stderr, in bytes (the tail). */
@@ -59,6 +60,8 @@ export interface VitestRunOptions {
   /** Folders the payload expects in its scratch, and the records to bring back from it. */
   scratchFolders?: string[];
   records?: string[];
+  /** The grade's control group (sandbox/cgroup.ts), where it has one. */
+  group?: GradeGroup;
 }
 
 export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
@@ -77,6 +80,7 @@ export async function runVitest(options: VitestRunOptions): Promise<VitestRun> {
     scratchFolders: options.scratchFolders ?? [],
     records: options.records ?? [],
     cpuSeconds: Math.ceil(options.deadlineMs / 1000) + 30,
+    group: options.group,
   });
   const channel = readChannel(payload.channel, key);
   void options.gate.then((go) => {

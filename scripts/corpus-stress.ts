@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listCorpus, materialize, missedExpectations, whyNotPassed, type CorpusEntry } from "../grader/corpus.ts";
+import { listCorpus, materialize, memoryGroupAvailable, missedExpectations, whyNotPassed, type CorpusEntry } from "../grader/corpus.ts";
 import { grade, loadManifest, ROOT } from "../grader/grade.ts";
 import { ownTempDir, sweepStale } from "./stress-tmp.ts";
 import { removeTree } from "../grader/safe-fs.mjs";
@@ -137,16 +137,20 @@ interface Verdict {
   ms: number;
 }
 
+let groupAvailable: boolean | undefined;
+const memoryGroup = () => (groupAvailable ??= memoryGroupAvailable());
+
 async function run(f: Flags): Promise<number> {
   const { manifest, labDir } = await loadManifest("33-mcp-lite");
   const work = mkdtempSync(join(tmpdir(), "lab33-stress-"));
   try {
     const entries = [
-      { name: "solution", dir: join(labDir, manifest.solution), homework: false, deadlineMs: undefined as number | undefined, entry: undefined as CorpusEntry | undefined },
+      { name: "solution", dir: join(labDir, manifest.solution), homework: false, deadlineMs: undefined as number | undefined, memoryMb: undefined as number | undefined, entry: undefined as CorpusEntry | undefined },
       // Each entry with its own overall deadline, as the corpus tests grade it: an entry that
       // needs longer (heap-exhaustion) would otherwise be cut off at whatever test it reached.
-      ...listCorpus(labDir).map((e) => ({
-        name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true, deadlineMs: e.expected.deadlineMs, entry: e,
+      // (An entry that needs a memory group is left out where the grader can make none.)
+      ...listCorpus(labDir).filter((e) => !e.expected.needsMemoryGroup || memoryGroup()).map((e) => ({
+        name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true, deadlineMs: e.expected.deadlineMs, memoryMb: e.expected.memoryMb, entry: e,
       })),
     ].filter((e) => f.only.length === 0 || f.only.includes(e.name));
     const checkIds = manifest.checks.map((c) => c.id);
@@ -165,7 +169,7 @@ async function run(f: Flags): Promise<number> {
       const worker = async () => {
         for (let e = queue.shift(); e; e = queue.shift()) {
           const t0 = Date.now();
-          const r = await grade({ submission: e.dir, seed: 3, lang: "en", homework: e.homework, deadlineMs: e.deadlineMs });
+          const r = await grade({ submission: e.dir, seed: 3, lang: "en", homework: e.homework, deadlineMs: e.deadlineMs, memoryMb: e.memoryMb });
           const checks = Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
           const verdict: Verdict = { status: r.status, score: r.score, maxScore: r.maxScore, checks, ms: Date.now() - t0 };
           if (r.status === "error" && r.message) verdict.message = r.message.slice(0, 400);

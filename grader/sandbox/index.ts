@@ -1,13 +1,13 @@
-// The operating-system sandbox around every process that loads a submission (the import
-// check and the test run). On Linux it is util-linux `unshare`: new PID, mount and network
-// namespaces (plus a user namespace when the grader is not root, with the user's subordinate
-// ids mapped where it has them, so the payload and the client hosts get users of their own
-// there as they do under root), a private root built by
-// `ns-init.mjs`, an unprivileged identity and resource limits. The writable scratch folder is a
-// size-capped tmpfs inside the sandbox (gone with it): the records the outer grader needs from
-// it come back in ns-init's report, read there without trusting them (../safe-fs.mjs). Elsewhere, or where the kernel
-// refuses namespaces, `--sandbox auto` says so once and runs the payload as a plain child in
-// its own process group (`off`); `--sandbox required` refuses to grade.
+// The operating-system sandbox around every process that loads a submission (the import check
+// and the test run). On Linux it is util-linux `unshare`: new PID, mount and network namespaces
+// (plus a user namespace when the grader is not root, with its subordinate ids mapped where it
+// has them, so the payload and the client hosts get users of their own as under root), a
+// private root built by `ns-init.mjs`, an unprivileged identity and resource limits (for the
+// grade as a whole too, where it has a control group: cgroup.ts). The writable scratch is a
+// size-capped tmpfs inside (gone with it): the records the outer grader needs come back in
+// ns-init's report, read without trusting them (../safe-fs.mjs). Elsewhere, or where the kernel
+// refuses namespaces, `--sandbox auto` says so once and runs the payload as a plain child in its
+// own process group (`off`); `--sandbox required` refuses to grade.
 //
 // Both ways the payload gets the same file descriptors: 0 its input (the result channel's
 // key), 1 and 2 output (diagnostics only), 3 the result channel (see channel.ts), and none
@@ -17,7 +17,7 @@ import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:chi
 import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
 import { inheritableFds } from "./inherited-fds.mjs";
 import { pickPayloadUsers, reachableByOthers, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
-
+import { joinedCommand, type GradeGroup } from "./cgroup.ts";
 export { idBlockStart, MAPPED_ID_MIN, mappedRanges, pickPayloadUsers, reachableByOthers, realUidsInUse, ROOT_ID_BASE, ROOT_ID_PAIRS, SANDBOX_UID, subordinateIds, type IdBlock, type PayloadUsers } from "./ids.ts";
 import type { RecordRead } from "../safe-fs.mjs";
 import { dirname, isAbsolute, join, relative } from "node:path";
@@ -47,8 +47,7 @@ export const SANDBOX_DATA_BYTES = 4 * 1024 ** 3;
 /** Processes each of a payload's users may have (RLIMIT_NPROC; the kernel counts per user, and each payload has users of its own: ids.ts). */
 export const SANDBOX_PROCESSES = 2048;
 
-// New PID (own /proc), network, mount, System V IPC (shared memory and message queues die with
-// the sandbox) and UTS namespaces.
+// New PID (own /proc), network, mount, System V IPC (its objects die with it) and UTS namespaces.
 const BASE_FLAGS = ["--pid", "--fork", "--mount-proc", "--net", "--mount", "--ipc", "--uts", "--kill-child"];
 let probed: { kind: SandboxKind; why: string; ids?: IdBlock } | undefined;
 
@@ -117,6 +116,8 @@ export interface PayloadOptions {
   processes?: number;
   /** The kernel's key system calls: refused where lab-nokeys is built (the default), or "allowed" (the tests show what refusing them stops). */
   keys?: "refused" | "allowed";
+  /** The grade's control group (cgroup.ts), which the payload joins before it starts: memory and processes bounded for the grade as a whole. */
+  group?: GradeGroup;
 }
 
 export interface NsReport {
@@ -145,13 +146,8 @@ export function startPayload(options: PayloadOptions): Payload {
   if (options.sandbox === "none") return startUnsandboxed(options);
   const ids = mappedIds(options);
   const flags = options.sandbox === "user" ? userFlags(ids) : BASE_FLAGS;
-  const child = spawnClean(...dieWithGrader(["/usr/bin/unshare", ...flags, ...(options.keys === "allowed" || !existsSync(NOKEYS) ? [] : [NOKEYS]), process.execPath, NS_INIT]), {
-    cwd: "/",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
-    detached: true,
-    shell: false,
-  });
+  const command = ["/usr/bin/unshare", ...flags, ...(options.keys === "allowed" || !existsSync(NOKEYS) ? [] : [NOKEYS]), process.execPath, NS_INIT];
+  const child = spawnClean(...joinedCommand(options.group, dieWithGrader(command)), { cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
   const users = options.sandbox === "root" || ids !== undefined ? reserveUsers(child, ids) : undefined;
   child.stdin!.on("error", () => {});
   child.stdin!.write(`${JSON.stringify({ config: nsInitConfig(options, users) })}\n${options.input}`);
@@ -188,17 +184,17 @@ function reserveUsers(child: ChildProcess, ids: IdBlock | undefined): PayloadUse
 // the channel; there is no report.
 function startUnsandboxed(options: PayloadOptions): Payload {
   const command = existsSync(PRLIMIT) ? [PRLIMIT, `--fsize=${PAYLOAD_FILE_BYTES}`, "--", ...options.command] : options.command;
-  const child = spawnClean(...dieWithGrader(command), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
+  const child = spawnClean(...joinedCommand(options.group, dieWithGrader(command)), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true, shell: false });
   child.stdin!.on("error", () => {});
   child.stdin!.write(options.input);
   return { child, stdin: child.stdin!, channel: child.stdio[3] as Readable, report: Promise.resolve(undefined) };
 }
 
-// spawn(), with /dev/null in the child for each descriptor of this process that it would
-// inherit unasked (open across exec: inherited-fds.mjs). The grade command closes those when
-// it starts (grader/cli.mjs), but grade() may run in a process the grader does not own (the
-// project's tests, its scripts), whose descriptors it must leave open; without a sandbox
-// nothing else stands between them and the submission (in one, ns-init closes them again).
+// spawn(), with /dev/null in the child for each descriptor of this process it would inherit
+// unasked (open across exec: inherited-fds.mjs). The grade command closes those as it starts
+// (grader/cli.mjs), but grade() may run in a process the grader does not own (the project's
+// tests, its scripts), whose descriptors it must leave open; without a sandbox nothing else
+// stands between them and the submission (in one, ns-init closes them again).
 function spawnClean(command: string, args: string[], options: SpawnOptions & { stdio: "pipe"[] }): ChildProcess {
   const strays = inheritableFds().filter((fd) => fd >= options.stdio.length);
   if (strays.length === 0) return spawn(command, args, options);

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listCorpus, materialize, missedExpectations } from "../../grader/corpus.ts";
+import { listCorpus, materialize, memoryGroupAvailable, missedExpectations } from "../../grader/corpus.ts";
 import { grade, loadManifest, ROOT, TOKEN_ENV } from "../../grader/grade.ts";
 import { commandLine, isLive, listProcs, withEnvToken } from "../../grader/procs.ts";
 import { sandboxSupport } from "../../grader/sandbox/index.ts";
@@ -22,6 +22,7 @@ const entries = listCorpus(labDir);
 const work = mkdtempSync(join(tmpdir(), "lab33-corpus-"));
 const pool = limiter(GRADE_POOL_SIZE);
 const sandboxed = sandboxSupport().kind !== "none";
+const memoryGroup = memoryGroupAvailable();
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 // Folders of the project whose files no grade may change (what the suite itself writes, such
@@ -95,14 +96,14 @@ const runs = entries.flatMap((entry) => [{ entry, sandbox: "auto" as const }, ..
 
 describe.concurrent("corpus entries", () => {
   for (const { entry, sandbox } of runs) {
-    const skip = entry.expected.needsSandbox === true && !sandboxed;
+    const skip = (entry.expected.needsSandbox === true && !sandboxed) || (entry.expected.needsMemoryGroup === true && !memoryGroup);
     const mode = sandbox === "off" ? " (--sandbox off)" : "";
     it.skipIf(skip)(`${entry.name}${mode}: ${entry.expected.defect}`, { timeout: GRADE_TEST_TIMEOUT_MS }, async () => {
       const dir = materialize(entry, join(labDir, manifest.solution), join(work, sandbox));
       let run: { token: string; gradeDir: string; privateDir: string } | undefined;
       const homework = entry.expected.homework === true;
       const result = await pool(() =>
-        grade({ submission: dir, seed: 3, lang: "en", homework, sandbox, deadlineMs: entry.expected.deadlineMs, onRun: (info) => (run = info) }),
+        grade({ submission: dir, seed: 3, lang: "en", homework, sandbox, deadlineMs: entry.expected.deadlineMs, memoryMb: entry.expected.memoryMb, onRun: (info) => (run = info) }),
       );
       // Status, checks that must fail or pass, messages, every check listed, an error scoring
       // nothing, a single defect charged to its own dimensions (grader/corpus.ts).
