@@ -76,6 +76,8 @@ function childrenCpuMs(): number | undefined {
 export interface CpuGroup {
   /** Where the grade's first process writes its pid ("cgroup.procs"). */
   procs: string;
+  /** A cgroup v2 group (v1: the cpuacct hierarchy). */
+  v2: boolean;
   /** Once the group is empty (a bounded wait): its CPU time in ms, and the group removed. */
   finish(): number | undefined;
 }
@@ -101,6 +103,7 @@ export function makeCpuGroup(name: string, hierarchies = ["/sys/fs/cgroup", "/sy
     const procs = join(dir, "cgroup.procs");
     return {
       procs,
+      v2,
       finish: () => {
         // The grade's sandbox reaps its last processes a moment after npm has exited.
         const busy = () => {
@@ -147,7 +150,11 @@ export function timeGrade(root: string, target: GradeTarget, baseline = false): 
     // Its own process group, so a grade that overruns is stopped with everything it started;
     // in the CPU group, through a shell that joins it and then becomes npm.
     const command = group ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec npm "$@"', group.procs, ...args]] as const : ["npm", args] as const;
-    const child = spawn(command[0], [...command[1]], { cwd: root, stdio: ["ignore", "ignore", "pipe"], detached: true });
+    // On cgroup v2 a grade's own control group (grader/sandbox/cgroup.ts) is made beside the
+    // grader's group, which would take the grade's processes out of this CPU group: there the
+    // grade runs without one (LAB_GRADE_MEMORY_MB=0; a tree that predates it ignores the variable).
+    const env = group?.v2 ? { ...process.env, LAB_GRADE_MEMORY_MB: "0" } : process.env;
+    const child = spawn(command[0], [...command[1]], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"], detached: true });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (text: string) => {
       if (stderr.length < 4_000) stderr += text;

@@ -39,7 +39,7 @@ async function attempt(options: GradeOptions, started: number, sandboxFailed?: s
   const prepared = await prepareGrade(options, started, sandboxFailed);
   const { plan } = prepared;
   // Every process of the grade in a control group of its own, bounded as a whole (sandbox/cgroup.ts).
-  const group = "refused" in prepared ? undefined : gradeGroup(options.memoryMb ?? DEFAULT_GRADE_MEMORY_MB);
+  const group = "refused" in prepared ? undefined : gradeGroup(options.memoryMb ?? memoryMbFromEnv() ?? DEFAULT_GRADE_MEMORY_MB);
   try {
     if ("refused" in prepared) return { result: notGraded(plan, prepared.refused) };
     const outcome = await stages(plan, { ...prepared.folders, ...(group ? { group } : {}) });
@@ -77,6 +77,13 @@ async function stages(plan: GradePlan, folders: GradeFolders): Promise<{ result:
   if ("refusal" in records) return { result: notGraded(plan, records.refusal), ...(records.setupError ? { setupError: records.setupError } : {}) };
   const built = buildChecks(records.input);
   return { result: gradeResult({ ...plan, ...built, todoMarkers: folders.todoMarkers }) };
+}
+
+// $LAB_GRADE_MEMORY_MB, the default of --memory-mb where it is a whole number (the bench sets 0
+// on cgroup v2, where the grade's group would take its processes out of the bench's CPU group).
+function memoryMbFromEnv(): number | undefined {
+  const value = Number(process.env.LAB_GRADE_MEMORY_MB ?? "");
+  return process.env.LAB_GRADE_MEMORY_MB && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
 // The grade's control group, or none (said once on stderr where the grader runs as root, the
