@@ -137,9 +137,6 @@ interface Verdict {
   ms: number;
 }
 
-let groupAvailable: boolean | undefined;
-const memoryGroup = () => (groupAvailable ??= memoryGroupAvailable());
-
 async function run(f: Flags): Promise<number> {
   const { manifest, labDir } = await loadManifest("33-mcp-lite");
   const work = mkdtempSync(join(tmpdir(), "lab33-stress-"));
@@ -149,7 +146,7 @@ async function run(f: Flags): Promise<number> {
       // Each entry with its own overall deadline, as the corpus tests grade it: an entry that
       // needs longer (heap-exhaustion) would otherwise be cut off at whatever test it reached.
       // (An entry that needs a memory group is left out where the grader can make none.)
-      ...listCorpus(labDir).filter((e) => !e.expected.needsMemoryGroup || memoryGroup()).map((e) => ({
+      ...listCorpus(labDir).filter((e) => !e.expected.needsMemoryGroup || memoryGroupAvailable()).map((e) => ({
         name: e.name, dir: materialize(e, join(labDir, manifest.solution), work), homework: e.expected.homework === true, deadlineMs: e.expected.deadlineMs, memoryMb: e.expected.memoryMb, entry: e,
       })),
     ].filter((e) => f.only.length === 0 || f.only.includes(e.name));

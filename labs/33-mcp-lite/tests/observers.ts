@@ -348,30 +348,26 @@ export function timerSnapshot(): Set<unknown> {
 // Timers created by files of the client under test (since `before`, when given) that have
 // neither fired nor been cleared.
 export function liveClientTimers(before?: Set<unknown>): string[] {
-  const mine: string[] = [];
-  const { live } = tracker();
-  for (const [asyncId, timer] of live) {
-    if (timer.resource._destroyed) {
-      live.delete(asyncId);
-      continue;
-    }
-    if (before?.has(asyncId)) continue;
-    if (madeBySubmission(timer.origin)) mine.push(`${timer.kind} ${timer.origin}`);
-  }
-  return mine;
+  return [...newClientTimers(before)].map((timer) => `${timer.kind} ${timer.origin}`);
 }
 
 // The delays (ms) the client's timers made since `before` were set for, one number a timer
 // that is still live (a Timeout's _idleTimeout: what setTimeout, setInterval or
 // AbortSignal.timeout was given). Which deadline a call got, seen without waiting for it.
 export function clientTimerDelays(before?: Set<unknown>): number[] {
-  const delays: number[] = [];
-  for (const [asyncId, timer] of tracker().live) {
-    if (timer.resource._destroyed || before?.has(asyncId) || !madeBySubmission(timer.origin)) continue;
-    const delay = Number((timer.resource as { _idleTimeout?: unknown })._idleTimeout);
-    if (Number.isFinite(delay)) delays.push(delay);
+  return [...newClientTimers(before)].map((timer) => Number((timer.resource as { _idleTimeout?: unknown })._idleTimeout)).filter(Number.isFinite);
+}
+
+// The live timers the client made since `before` (the table forgets those destroyed meanwhile).
+function* newClientTimers(before?: Set<unknown>) {
+  const { live } = tracker();
+  for (const [asyncId, timer] of live) {
+    if (timer.resource._destroyed) {
+      live.delete(asyncId);
+      continue;
+    }
+    if (!before?.has(asyncId) && madeBySubmission(timer.origin)) yield timer;
   }
-  return delays;
 }
 
 // Abort listeners on a signal, counting those on the signals derived from it with
