@@ -52,12 +52,26 @@ export class CallDeadlines extends SideStep {
 // (a hang detector's margin past it, not a stopwatch). Waited out in full, beside the tour: this
 // is the one check that sees the client force the server at 2 s itself (probes/process.test.ts
 // reads the 2 s timer and ends the server itself, so a grace timer that fires and does nothing
-// is only seen here).
+// is only seen here). The hang clock counts only the client's own turns, so on a machine loaded
+// far past its cores it may let a much longer grace run out first: a close() that resolved
+// later than LONGEST_GRACE_MS on the wall clock is too late as well, whatever the load (a 10 s
+// timer cannot fire sooner). A correct client is that late only when its process was held off
+// the CPU for seconds, so such a close() is tried once more, with a fresh client and server.
+const LONGEST_GRACE_MS = DEFAULT_CLOSE_TIMEOUT_MS + 6_000;
 export class DefaultGrace extends SideStep {
   override get escapeDimension(): Dimension {
     return "rubric/process";
   }
   async side(): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      const late = await this.closeOnce(attempt === 2);
+      if (!late) return;
+    }
+  }
+  // One client on the default grace, closed; true when its close() resolved after the grace but
+  // later than LONGEST_GRACE_MS (on the first attempt only: judged as a failure on the second).
+  private async closeOnce(last: boolean): Promise<boolean> {
+    let late = false;
     await this.withSide({}, { scenarios: ["ignore-sigterm"] }, async (side) => {
       await expectInitialized(side);
       const began = performance.now();
@@ -66,12 +80,15 @@ export class DefaultGrace extends SideStep {
       // taken here (a client whose tracker lies would be charged a hang, not the leak it hides).
       const ended = await settle(settled(closing), "close()", DEFAULT_CLOSE_TIMEOUT_MS + HANG_MS, { stillness: false });
       const value = ended.status === "fulfilled" ? (ended.value as { outcome: { status: string }; ms: number }) : undefined;
-      const ok = value !== undefined && value.outcome.status === "fulfilled" && value.ms >= DEFAULT_CLOSE_TIMEOUT_MS - 50;
+      const resolved = value !== undefined && value.outcome.status === "fulfilled";
+      late = resolved && value.ms > LONGEST_GRACE_MS && !last;
+      const ok = resolved && value.ms >= DEFAULT_CLOSE_TIMEOUT_MS - 50 && value.ms <= LONGEST_GRACE_MS;
       const actual = value === undefined ? describeOutcome(ended) : value.outcome.status === "fulfilled" ? mmsg("closedAfter", { ms: value.ms }) : describeOutcome(value.outcome as never);
-      expectThat(ok, "rubric/process", "defaultGrace", { step: this.toString(), ms: DEFAULT_CLOSE_TIMEOUT_MS, actual });
+      if (!late) expectThat(ok, "rubric/process", "defaultGrace", { step: this.toString(), ms: DEFAULT_CLOSE_TIMEOUT_MS, actual });
       const left = side.ws.pids().filter(isAlive);
       expectThat(left.length === 0, "rubric/process", "alive", { step: "close()", pids: left.join(", ") });
     });
+    return late;
   }
   toString(): string {
     return mmsg("defaultGraceStep", { ms: DEFAULT_CLOSE_TIMEOUT_MS });
