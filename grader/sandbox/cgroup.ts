@@ -13,6 +13,7 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { isPidAlive } from "../procs.ts";
 
 /** Default memory limit of one grade, in MiB (a solution grade peaks near 450 MiB here). */
 export const DEFAULT_GRADE_MEMORY_MB = 3072;
@@ -171,17 +172,8 @@ function sweep(under: string): void {
   }
   for (const n of names) {
     const pid = Number(n.slice(PREFIX.length).split("-")[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || isPidAlive(pid)) continue;
     removeDirs([join(under, n)]);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
