@@ -63,10 +63,7 @@ export class DefaultGrace extends SideStep {
     return "rubric/process";
   }
   async side(): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      const late = await this.closeOnce(attempt === 2);
-      if (!late) return;
-    }
+    if (await this.closeOnce(false)) await this.closeOnce(true);
   }
   // One client on the default grace, closed; true when its close() resolved after the grace but
   // later than LONGEST_GRACE_MS (on the first attempt only: judged as a failure on the second).
